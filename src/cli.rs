@@ -1,0 +1,100 @@
+//! Command-line interface (clap derive) and the commands behind it.
+
+use crate::filter::{glob_to_regex, KeyFilter};
+use crate::rdb::RedisType;
+use crate::report::keys::{Compat, KeysFormat};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rdbscope",
+    version,
+    about = "Offline analyzer for Redis and Valkey RDB dumps"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// One row per key, streamed in file order.
+    Keys(KeysArgs),
+    /// Header, aux fields, databases, functions and checksum verdict of a dump.
+    Info(InfoArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FilterArgs {
+    /// Only keys in this db (repeatable).
+    #[arg(long = "db", value_name = "N")]
+    pub dbs: Vec<u64>,
+    /// Only keys of this type: string, list, set, zset, hash, stream, module (repeatable).
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_type)]
+    pub types: Vec<RedisType>,
+    /// Only keys matching this Redis glob (`user:*`, `h[ae]llo`).
+    #[arg(long = "match", value_name = "GLOB")]
+    pub glob: Option<String>,
+    /// Only keys matching this regular expression (on the key bytes).
+    #[arg(long, value_name = "RE")]
+    pub regex: Option<String>,
+}
+
+fn parse_type(s: &str) -> Result<RedisType, String> {
+    RedisType::from_name(s).ok_or_else(|| {
+        format!("unknown type {s:?}: expected string, list, set, zset, hash, stream or module")
+    })
+}
+
+impl FilterArgs {
+    pub fn build(&self) -> Result<KeyFilter, String> {
+        let mut patterns = Vec::new();
+        if let Some(g) = &self.glob {
+            patterns.push(glob_to_regex(g).map_err(|e| format!("--match {g:?}: {e}"))?);
+        }
+        if let Some(r) = &self.regex {
+            patterns.push(regex::bytes::Regex::new(r).map_err(|e| format!("--regex {r:?}: {e}"))?);
+        }
+        Ok(KeyFilter {
+            dbs: self.dbs.clone(),
+            types: self.types.clone(),
+            patterns,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct KeysArgs {
+    /// Dump files (`-` for standard input).
+    #[arg(required = true, value_name = "DUMP")]
+    pub dumps: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: KeysFormat,
+    /// Write another tool's columns instead.
+    #[arg(long, value_enum)]
+    pub compat: Option<Compat>,
+    /// Model this server version instead of the dump's `redis-ver` (e.g. 7.2.4).
+    #[arg(long, value_name = "X.Y.Z")]
+    pub redis_version: Option<String>,
+    /// Do not verify the CRC64 trailer.
+    #[arg(long)]
+    pub skip_checksum: bool,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InfoFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Dump file (`-` for standard input).
+    #[arg(value_name = "DUMP")]
+    pub dump: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: InfoFormat,
+}

@@ -1,0 +1,99 @@
+//! Key filters shared by every command: `--db`, `--type`, `--match GLOB`, `--regex RE`.
+
+use crate::rdb::{KeyRecord, RedisType};
+use regex::bytes::Regex;
+
+#[derive(Debug, Default)]
+pub struct KeyFilter {
+    pub dbs: Vec<u64>,
+    pub types: Vec<RedisType>,
+    pub patterns: Vec<Regex>,
+}
+
+impl KeyFilter {
+    pub fn is_empty(&self) -> bool {
+        self.dbs.is_empty() && self.types.is_empty() && self.patterns.is_empty()
+    }
+
+    /// Whether the key passes (db and type are checked before the key is decoded).
+    pub fn accepts(&self, record: &KeyRecord<'_>, key: impl FnOnce() -> Option<Vec<u8>>) -> bool {
+        if !self.dbs.is_empty() && !self.dbs.contains(&record.db) {
+            return false;
+        }
+        if !self.types.is_empty() && !self.types.contains(&record.value_type.redis_type()) {
+            return false;
+        }
+        if self.patterns.is_empty() {
+            return true;
+        }
+        match key() {
+            Some(k) => self.patterns.iter().all(|p| p.is_match(&k)),
+            None => false,
+        }
+    }
+}
+
+/// Translates a Redis `KEYS`/`SCAN MATCH` glob (`*`, `?`, `[a-z]`, `[^x]`, `\` escapes)
+/// into an anchored byte regex.
+pub fn glob_to_regex(glob: &str) -> Result<Regex, regex::Error> {
+    let mut re = String::from("(?s-u)^");
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            '\\' => match chars.next() {
+                Some(n) => re.push_str(&regex::escape(&n.to_string())),
+                None => re.push_str(r"\\"),
+            },
+            '[' => {
+                let mut class = String::from("[");
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                    class.push('^');
+                }
+                let mut closed = false;
+                for n in chars.by_ref() {
+                    if n == ']' {
+                        closed = true;
+                        break;
+                    }
+                    match n {
+                        '\\' | '[' | '&' | '~' => {
+                            class.push('\\');
+                            class.push(n);
+                        }
+                        _ => class.push(n),
+                    }
+                }
+                if !closed {
+                    return Err(regex::Error::Syntax(format!("unclosed [ in glob {glob:?}")));
+                }
+                class.push(']');
+                re.push_str(&class);
+            }
+            _ => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    Regex::new(&re)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redis_glob_semantics() {
+        let re = glob_to_regex("user:*:pro?ile").unwrap();
+        assert!(re.is_match(b"user:42:profile"));
+        assert!(!re.is_match(b"xuser:42:profile"));
+        let re = glob_to_regex("h[ae]llo").unwrap();
+        assert!(re.is_match(b"hallo") && !re.is_match(b"hillo"));
+        let re = glob_to_regex("h[^e]llo").unwrap();
+        assert!(re.is_match(b"hallo") && !re.is_match(b"hello"));
+        let re = glob_to_regex(r"a\*b").unwrap();
+        assert!(re.is_match(b"a*b") && !re.is_match(b"axb"));
+        assert!(glob_to_regex("*").unwrap().is_match(b"bin\xff\n"));
+    }
+}

@@ -1,0 +1,14 @@
+//! rdbscope: an offline analyzer for Redis and Valkey RDB dumps.
+//!
+//! [`rdb`] decodes (zero-copy, bounds-checked), [`server`] models what a server would make
+//! of each value, [`analyze`] computes per-key statistics, [`report`] writes them.
+
+pub mod analyze;
+pub mod cli;
+pub mod commands;
+pub mod filter;
+pub mod input;
+pub mod rdb;
+pub mod report;
+pub mod scan;
+pub mod server;

@@ -1,0 +1,27 @@
+//! Entry point: parse arguments, run the command, map the outcome to an exit code.
+//! 0 = clean, 1 = findings at or above `--fail-on`, 2 = error. A closed pipe is a clean exit.
+
+use clap::Parser;
+use rdbscope::cli::{Cli, Command};
+use rdbscope::commands::{self, Outcome};
+use std::io;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout().lock();
+    let result = match &cli.command {
+        Command::Keys(args) => commands::keys::run(args, stdout),
+        Command::Info(args) => commands::info::run(args, stdout),
+    };
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(1),
+        Ok(Outcome::Failed) => ExitCode::from(2),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rdbscope: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! A bounds-checked cursor over a borrowed byte slice.
+//!
+//! Modelled on the `object` crate's readers: every read checks the remaining length first
+//! and returns a [`DecodeError`] carrying the absolute offset, so no untrusted length can
+//! index out of bounds or drive an allocation.
+
+use super::error::{DecodeError, Problem, Result};
+
+/// A cursor over `data`, whose first byte sits at absolute offset `origin` in the dump
+/// (blobs decompressed from LZF keep the offset of their compressed source).
+#[derive(Clone, Copy, Debug)]
+pub struct Bytes<'data> {
+    data: &'data [u8],
+    pos: usize,
+    origin: u64,
+}
+
+impl<'data> Bytes<'data> {
+    pub fn new(data: &'data [u8], origin: u64) -> Self {
+        Bytes {
+            data,
+            pos: 0,
+            origin,
+        }
+    }
+
+    /// Absolute offset of the next byte to be read.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.origin + self.pos as u64
+    }
+
+    /// Position relative to the start of this cursor's slice.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pos == self.data.len()
+    }
+
+    /// The bytes between two positions of this cursor (from `start` to the current one).
+    #[inline]
+    pub fn since(&self, start: usize) -> &'data [u8] {
+        &self.data[start..self.pos]
+    }
+
+    #[inline]
+    fn truncated(&self, reading: &'static str, needed: u64) -> DecodeError {
+        DecodeError::new(
+            self.offset(),
+            reading,
+            Problem::Truncated {
+                needed,
+                available: self.remaining() as u64,
+            },
+        )
+    }
+
+    #[inline]
+    pub fn peek_u8(&self, reading: &'static str) -> Result<u8> {
+        match self.data.get(self.pos) {
+            Some(&b) => Ok(b),
+            None => Err(self.truncated(reading, 1)),
+        }
+    }
+
+    #[inline]
+    pub fn read_u8(&mut self, reading: &'static str) -> Result<u8> {
+        let b = self.peek_u8(reading)?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// Reads `len` bytes; `len` comes from the input and is checked before any use.
+    #[inline]
+    pub fn read_bytes(&mut self, len: u64, reading: &'static str) -> Result<&'data [u8]> {
+        if len > self.remaining() as u64 {
+            return Err(self.truncated(reading, len));
+        }
+        let start = self.pos;
+        self.pos += len as usize;
+        Ok(&self.data[start..self.pos])
+    }
+
+    #[inline]
+    pub fn skip(&mut self, len: u64, reading: &'static str) -> Result<()> {
+        self.read_bytes(len, reading).map(|_| ())
+    }
+
+    #[inline]
+    pub fn read_array<const N: usize>(&mut self, reading: &'static str) -> Result<[u8; N]> {
+        let bytes = self.read_bytes(N as u64, reading)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Ok(out)
+    }
+
+    #[inline]
+    pub fn read_u16_le(&mut self, reading: &'static str) -> Result<u16> {
+        self.read_array(reading).map(u16::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_u32_le(&mut self, reading: &'static str) -> Result<u32> {
+        self.read_array(reading).map(u32::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_u32_be(&mut self, reading: &'static str) -> Result<u32> {
+        self.read_array(reading).map(u32::from_be_bytes)
+    }
+
+    #[inline]
+    pub fn read_u64_le(&mut self, reading: &'static str) -> Result<u64> {
+        self.read_array(reading).map(u64::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_u64_be(&mut self, reading: &'static str) -> Result<u64> {
+        self.read_array(reading).map(u64::from_be_bytes)
+    }
+
+    /// An error of kind `Malformed` at the current offset.
+    pub fn malformed(&self, reading: &'static str, message: impl Into<String>) -> DecodeError {
+        DecodeError::malformed(self.offset(), reading, message)
+    }
+}

@@ -1,0 +1,81 @@
+//! Decode errors that say where and what.
+//!
+//! Every error carries the absolute byte offset in the dump and a short phrase naming the
+//! structure being read, so a user can open the file in a hex editor at the right place.
+
+use std::fmt;
+
+/// What went wrong, independent of where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The structure needs more bytes than the input (or the enclosing blob) has left.
+    Truncated { needed: u64, available: u64 },
+    /// The file does not start with `REDIS` or `VALKEY` and version digits.
+    BadMagic,
+    /// The version digits are not a number.
+    BadVersion,
+    /// A version newer than any server this tool knows.
+    UnsupportedVersion(u32),
+    /// A value type byte that no known server writes for this RDB version.
+    UnknownValueType { byte: u8, version: u32 },
+    /// A byte in a length-encoded position that is not a valid length encoding.
+    BadLengthEncoding(u8),
+    /// Anything else structurally impossible, described in words.
+    Malformed(String),
+}
+
+/// A decode failure at a byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Absolute offset in the dump where the failing read started.
+    pub offset: u64,
+    /// What was being read (e.g. "listpack entry", "string length").
+    pub reading: &'static str,
+    pub problem: Problem,
+}
+
+impl DecodeError {
+    pub fn new(offset: u64, reading: &'static str, problem: Problem) -> Self {
+        DecodeError {
+            offset,
+            reading,
+            problem,
+        }
+    }
+
+    pub fn malformed(offset: u64, reading: &'static str, message: impl Into<String>) -> Self {
+        DecodeError::new(offset, reading, Problem::Malformed(message.into()))
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Truncated { needed, available } => {
+                write!(f, "truncated: needs {needed} bytes, {available} left")
+            }
+            Problem::BadMagic => write!(f, "not an RDB file (no REDIS/VALKEY magic)"),
+            Problem::BadVersion => write!(f, "RDB version is not a number"),
+            Problem::UnsupportedVersion(v) => write!(f, "unsupported RDB version {v}"),
+            Problem::UnknownValueType { byte, version } => {
+                write!(f, "unsupported type {byte} (RDB v{version})")
+            }
+            Problem::BadLengthEncoding(b) => write!(f, "invalid length encoding byte 0x{b:02x}"),
+            Problem::Malformed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at offset {} (reading {})",
+            self.problem, self.offset, self.reading
+        )
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+pub type Result<T> = std::result::Result<T, DecodeError>;

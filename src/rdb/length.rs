@@ -1,0 +1,219 @@
+//! Length and string encodings (`rdbLoadLen`, `rdbGenericLoadStringObject`).
+//!
+//! A length is 6, 14, 32 or 64 bits, chosen by the top two bits of its first byte; the
+//! fourth form (`11xxxxxx`) marks a specially encoded string: an 8/16/32-bit integer or an
+//! LZF-compressed blob.
+
+use super::bytes::Bytes;
+use super::error::{Problem, Result};
+use super::lzf;
+use std::borrow::Cow;
+
+/// A string as stored: borrowed raw bytes, an integer, or compressed bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RdbString<'data> {
+    Raw(&'data [u8]),
+    Int(i64),
+    Lzf {
+        compressed: &'data [u8],
+        len: u64,
+        /// Absolute offset of the compressed bytes, for errors.
+        offset: u64,
+    },
+}
+
+/// Decimal digits (and sign) of an integer: its `STRLEN`.
+pub fn decimal_len(v: i64) -> u64 {
+    let mut buf = itoa::Buffer::new();
+    buf.format(v).len() as u64
+}
+
+impl<'data> RdbString<'data> {
+    /// The length of the string Redis would hold (`STRLEN`), without decompressing.
+    pub fn len(&self) -> u64 {
+        match *self {
+            RdbString::Raw(b) => b.len() as u64,
+            RdbString::Int(v) => decimal_len(v),
+            RdbString::Lzf { len, .. } => len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes, borrowed when stored raw, else rendered into `scratch`.
+    pub fn bytes<'s>(&self, scratch: &'s mut Vec<u8>) -> Result<&'s [u8]>
+    where
+        'data: 's,
+    {
+        match *self {
+            RdbString::Raw(b) => Ok(b),
+            RdbString::Int(v) => {
+                scratch.clear();
+                scratch.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+                Ok(scratch)
+            }
+            RdbString::Lzf {
+                compressed,
+                len,
+                offset,
+            } => {
+                lzf::decompress_into(compressed, len, offset, scratch)?;
+                Ok(scratch)
+            }
+        }
+    }
+
+    /// The bytes as an owned-or-borrowed value (allocates only for ints and LZF).
+    pub fn to_cow(&self) -> Result<Cow<'data, [u8]>> {
+        match *self {
+            RdbString::Raw(b) => Ok(Cow::Borrowed(b)),
+            _ => {
+                let mut v = Vec::new();
+                self.bytes(&mut v)?;
+                Ok(Cow::Owned(v))
+            }
+        }
+    }
+}
+
+/// A length, or the special string encoding that stood in its place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LengthOrEncoding {
+    Length(u64),
+    Encoded(u8),
+}
+
+#[inline]
+pub fn read_length_or_encoding(
+    r: &mut Bytes<'_>,
+    reading: &'static str,
+) -> Result<LengthOrEncoding> {
+    let first = r.read_u8(reading)?;
+    Ok(match first >> 6 {
+        0 => LengthOrEncoding::Length(u64::from(first & 0x3f)),
+        1 => {
+            let second = r.read_u8(reading)?;
+            LengthOrEncoding::Length((u64::from(first & 0x3f) << 8) | u64::from(second))
+        }
+        2 => match first {
+            0x80 => LengthOrEncoding::Length(u64::from(r.read_u32_be(reading)?)),
+            0x81 => LengthOrEncoding::Length(r.read_u64_be(reading)?),
+            _ => {
+                return Err(super::error::DecodeError::new(
+                    r.offset() - 1,
+                    reading,
+                    Problem::BadLengthEncoding(first),
+                ))
+            }
+        },
+        _ => LengthOrEncoding::Encoded(first & 0x3f),
+    })
+}
+
+/// Reads a plain length; a string encoding marker here is an error.
+#[inline]
+pub fn read_length(r: &mut Bytes<'_>, reading: &'static str) -> Result<u64> {
+    let at = r.offset();
+    match read_length_or_encoding(r, reading)? {
+        LengthOrEncoding::Length(n) => Ok(n),
+        LengthOrEncoding::Encoded(e) => Err(super::error::DecodeError::new(
+            at,
+            reading,
+            Problem::BadLengthEncoding(0xc0 | e),
+        )),
+    }
+}
+
+/// Reads a length and checks that at least `min_bytes_each` bytes per counted item remain,
+/// so a corrupt count can neither drive a loop for long nor an allocation.
+#[inline]
+pub fn read_count(r: &mut Bytes<'_>, min_bytes_each: u64, reading: &'static str) -> Result<u64> {
+    let at = r.offset();
+    let n = read_length(r, reading)?;
+    if n.saturating_mul(min_bytes_each) > r.remaining() as u64 {
+        return Err(super::error::DecodeError::new(
+            at,
+            reading,
+            Problem::Truncated {
+                needed: n.saturating_mul(min_bytes_each),
+                available: r.remaining() as u64,
+            },
+        ));
+    }
+    Ok(n)
+}
+
+#[inline]
+pub fn read_string<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
+    let at = r.offset();
+    match read_length_or_encoding(r, reading)? {
+        LengthOrEncoding::Length(n) => Ok(RdbString::Raw(r.read_bytes(n, reading)?)),
+        LengthOrEncoding::Encoded(0) => Ok(RdbString::Int(i64::from(r.read_u8(reading)? as i8))),
+        LengthOrEncoding::Encoded(1) => {
+            Ok(RdbString::Int(i64::from(r.read_u16_le(reading)? as i16)))
+        }
+        LengthOrEncoding::Encoded(2) => {
+            Ok(RdbString::Int(i64::from(r.read_u32_le(reading)? as i32)))
+        }
+        LengthOrEncoding::Encoded(3) => {
+            let clen = read_length(r, reading)?;
+            let len = read_length(r, reading)?;
+            let offset = r.offset();
+            let compressed = r.read_bytes(clen, reading)?;
+            Ok(RdbString::Lzf {
+                compressed,
+                len,
+                offset,
+            })
+        }
+        LengthOrEncoding::Encoded(e) => Err(super::error::DecodeError::new(
+            at,
+            reading,
+            Problem::BadLengthEncoding(0xc0 | e),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn string(bytes: &[u8]) -> RdbString<'_> {
+        read_string(&mut Bytes::new(bytes, 0), "test").unwrap()
+    }
+
+    #[test]
+    fn length_forms() {
+        let mut r = Bytes::new(&[0x05, 0x41, 0x02, 0x80, 0, 0, 1, 0], 0);
+        assert_eq!(read_length(&mut r, "t").unwrap(), 5);
+        assert_eq!(read_length(&mut r, "t").unwrap(), 0x102);
+        assert_eq!(read_length(&mut r, "t").unwrap(), 256);
+    }
+
+    #[test]
+    fn integer_strings_have_decimal_lengths() {
+        assert_eq!(string(&[0xc0, 0xff]), RdbString::Int(-1));
+        assert_eq!(string(&[0xc1, 0x39, 0x30]).len(), 5); // 12345
+        assert_eq!(
+            string(&[0xc2, 0x00, 0x00, 0x00, 0x80]),
+            RdbString::Int(i32::MIN as i64)
+        );
+    }
+
+    #[test]
+    fn bad_length_byte_names_its_offset() {
+        let mut r = Bytes::new(&[0x01, 0x82], 100);
+        r.read_u8("t").unwrap();
+        let err = read_length(&mut r, "list length").unwrap_err();
+        assert_eq!(err.offset, 101);
+        assert_eq!(err.problem, Problem::BadLengthEncoding(0x82));
+    }
+
+    #[test]
+    fn huge_count_is_rejected_before_looping() {
+        let mut r = Bytes::new(&[0x81, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2], 0);
+        assert!(read_count(&mut r, 1, "set size").is_err());
+    }
+}

@@ -1,0 +1,217 @@
+//! Listpack (`listpack.c`): the compact container of Redis 7+ hashes, sets, zsets, list
+//! nodes and stream nodes.
+//!
+//! Layout: total bytes (u32 LE), element count (u16 LE, 65535 = "count it"), entries, 0xFF.
+//! Each entry is an encoding byte, its data, and a 1–5 byte back-length used for reverse
+//! traversal, which this forward reader only skips.
+
+use super::bytes::Bytes;
+use super::element::Element;
+use super::error::Result;
+
+const HEADER: usize = 6;
+const END: u8 = 0xff;
+
+/// A validated listpack header over a blob.
+#[derive(Clone, Copy, Debug)]
+pub struct Listpack<'a> {
+    entries: Bytes<'a>,
+    /// Count from the header; `None` when it saturated at 65535.
+    pub declared_len: Option<u16>,
+    /// Size of the whole blob in bytes.
+    pub total_bytes: usize,
+}
+
+impl<'a> Listpack<'a> {
+    pub fn parse(blob: &'a [u8], origin: u64) -> Result<Self> {
+        let mut r = Bytes::new(blob, origin);
+        let total = r.read_u32_le("listpack header")? as usize;
+        let count = r.read_u16_le("listpack header")?;
+        if total != blob.len() {
+            return Err(r.malformed(
+                "listpack header",
+                format!("declares {total} bytes but the blob holds {}", blob.len()),
+            ));
+        }
+        if blob.len() <= HEADER || blob[blob.len() - 1] != END {
+            return Err(r.malformed("listpack header", "missing 0xFF terminator"));
+        }
+        Ok(Listpack {
+            entries: Bytes::new(&blob[HEADER..blob.len() - 1], origin + HEADER as u64),
+            declared_len: (count != u16::MAX).then_some(count),
+            total_bytes: blob.len(),
+        })
+    }
+
+    pub fn iter(&self) -> ListpackIter<'a> {
+        ListpackIter { r: self.entries }
+    }
+}
+
+/// Forward iterator over listpack entries; stops after the first error.
+pub struct ListpackIter<'a> {
+    r: Bytes<'a>,
+}
+
+/// Bytes needed to store a back-length for an entry of `len` bytes.
+#[inline]
+pub fn backlen_size(len: u64) -> u64 {
+    match len {
+        0..=127 => 1,
+        128..=16383 => 2,
+        16384..=2097151 => 3,
+        2097152..=268435455 => 4,
+        _ => 5,
+    }
+}
+
+impl<'a> ListpackIter<'a> {
+    #[inline]
+    fn read_entry(&mut self) -> Result<Element<'a>> {
+        const READING: &str = "listpack entry";
+        let r = &mut self.r;
+        let start = r.position();
+        let b = r.read_u8(READING)?;
+        let element = if b & 0x80 == 0 {
+            Element::Int(i64::from(b & 0x7f))
+        } else if b & 0xc0 == 0x80 {
+            Element::Bytes(r.read_bytes(u64::from(b & 0x3f), READING)?)
+        } else if b & 0xe0 == 0xc0 {
+            let lo = r.read_u8(READING)?;
+            let v = (u16::from(b & 0x1f) << 8) | u16::from(lo);
+            // 13-bit two's complement.
+            Element::Int(i64::from(((v << 3) as i16) >> 3))
+        } else if b & 0xf0 == 0xe0 {
+            let lo = r.read_u8(READING)?;
+            let len = (u64::from(b & 0x0f) << 8) | u64::from(lo);
+            Element::Bytes(r.read_bytes(len, READING)?)
+        } else {
+            match b {
+                0xf0 => {
+                    let len = r.read_u32_le(READING)?;
+                    Element::Bytes(r.read_bytes(u64::from(len), READING)?)
+                }
+                0xf1 => Element::Int(i64::from(r.read_u16_le(READING)? as i16)),
+                0xf2 => {
+                    let x: [u8; 3] = r.read_array(READING)?;
+                    Element::Int(i64::from(i32::from_le_bytes([0, x[0], x[1], x[2]]) >> 8))
+                }
+                0xf3 => Element::Int(i64::from(r.read_u32_le(READING)? as i32)),
+                0xf4 => Element::Int(r.read_u64_le(READING)? as i64),
+                _ => return Err(r.malformed(READING, format!("invalid encoding byte 0x{b:02x}"))),
+            }
+        };
+        let entry_len = (r.position() - start) as u64;
+        r.skip(backlen_size(entry_len), READING)?;
+        Ok(element)
+    }
+}
+
+impl<'a> Iterator for ListpackIter<'a> {
+    type Item = Result<Element<'a>>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.r.is_empty() {
+            return None;
+        }
+        let item = self.read_entry();
+        if item.is_err() {
+            self.r = Bytes::new(&[], self.r.offset());
+        }
+        Some(item)
+    }
+}
+
+/// Bytes a listpack entry holding `element` takes (encoding, data and back-length): what
+/// Redis would allocate for it when it builds a listpack while loading.
+pub fn entry_size(element: Element<'_>) -> u64 {
+    let body = match element {
+        Element::Int(v) => match v {
+            0..=127 => 1,
+            -4096..=4095 => 2,
+            -32768..=32767 => 3,
+            -8388608..=8388607 => 4,
+            -2147483648..=2147483647 => 5,
+            _ => 9,
+        },
+        Element::Bytes(b) => match super::element::parse_canonical_i64(b) {
+            Some(v) => return entry_size(Element::Int(v)),
+            None => string_entry_body(b.len() as u64),
+        },
+    };
+    body + backlen_size(body)
+}
+
+/// Encoding plus data bytes of a string entry of `len` bytes.
+pub fn string_entry_body(len: u64) -> u64 {
+    match len {
+        0..=63 => 1 + len,
+        64..=4095 => 2 + len,
+        _ => 5 + len,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(entries: &[&[u8]]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for e in entries {
+            body.extend_from_slice(e);
+        }
+        let total = (HEADER + body.len() + 1) as u32;
+        let mut lp = total.to_le_bytes().to_vec();
+        lp.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        lp.extend_from_slice(&body);
+        lp.push(END);
+        lp
+    }
+
+    #[test]
+    fn decodes_every_encoding() {
+        let lp = build(&[
+            &[0x05, 0x01],                         // 7-bit uint 5
+            &[0x82, b'h', b'i', 0x03],             // 6-bit string "hi"
+            &[0xdf, 0xff, 0x02],                   // 13-bit int -1
+            &[0xf1, 0x00, 0x80, 0x03],             // int16 -32768
+            &[0xf2, 0xff, 0xff, 0x7f, 0x04],       // int24 8388607
+            &[0xf3, 0, 0, 0, 0x80, 0x05],          // int32 min
+            &[0xf4, 1, 0, 0, 0, 0, 0, 0, 0, 0x09], // int64 1
+        ]);
+        let parsed = Listpack::parse(&lp, 0).unwrap();
+        let got: Vec<_> = parsed.iter().map(|e| e.unwrap()).collect();
+        assert_eq!(
+            got,
+            vec![
+                Element::Int(5),
+                Element::Bytes(b"hi"),
+                Element::Int(-1),
+                Element::Int(-32768),
+                Element::Int(8388607),
+                Element::Int(i64::from(i32::MIN)),
+                Element::Int(1),
+            ]
+        );
+        assert_eq!(parsed.declared_len, Some(7));
+    }
+
+    #[test]
+    fn entry_past_the_blob_is_an_error_with_offset() {
+        let mut lp = build(&[&[0x85, b'a']]);
+        let n = lp.len();
+        lp[n - 1] = END;
+        let parsed = Listpack::parse(&lp, 1000).unwrap();
+        let err = parsed.iter().next().unwrap().unwrap_err();
+        assert_eq!(err.offset, 1000 + HEADER as u64 + 1);
+    }
+
+    #[test]
+    fn entry_sizes_match_redis_rules() {
+        assert_eq!(entry_size(Element::Bytes(b"12")), 2);
+        assert_eq!(entry_size(Element::Bytes(b"hello")), 7);
+        assert_eq!(entry_size(Element::Int(1 << 40)), 10);
+        assert_eq!(entry_size(Element::Bytes(&[b'x'; 200])), 2 + 200 + 2);
+    }
+}

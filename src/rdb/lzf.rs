@@ -1,0 +1,117 @@
+//! LZF decompression (the `lzf_d` format Redis uses for strings with `rdbcompression yes`).
+//!
+//! Written by hand: the crates that exist either bind the C liblzf or allocate a fresh
+//! vector per call, and the scanner needs a bounded decompress into a reused buffer. The
+//! format is two instructions (literal run, back reference), documented in liblzf.
+
+use super::error::{DecodeError, Result};
+
+/// The most bytes one compressed byte can expand to: a three-byte back reference
+/// (`ctrl`, extended length, offset) yields at most 7 + 255 + 2 = 264 bytes.
+const MAX_EXPANSION: u64 = 88;
+
+/// Decompresses `input` (read at absolute `offset`) into `out`, which is cleared first.
+/// `expected` is the uncompressed length the dump declares; it is checked against what the
+/// input can possibly expand to before anything is reserved, and against what it did.
+pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u8>) -> Result<()> {
+    const READING: &str = "LZF-compressed string";
+    out.clear();
+    if expected > (input.len() as u64).saturating_mul(MAX_EXPANSION) {
+        return Err(DecodeError::malformed(
+            offset,
+            READING,
+            format!(
+                "declared length {expected} cannot come from {} compressed bytes",
+                input.len()
+            ),
+        ));
+    }
+    let expected = expected as usize;
+    out.reserve(expected);
+    let mut i = 0usize;
+    let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
+    while i < input.len() {
+        let ctrl = input[i] as usize;
+        i += 1;
+        if ctrl < 32 {
+            let run = ctrl + 1;
+            if i + run > input.len() {
+                return Err(fail("literal run past the end of the compressed data", i));
+            }
+            if out.len() + run > expected {
+                return Err(fail("decompresses to more than the declared length", i));
+            }
+            out.extend_from_slice(&input[i..i + run]);
+            i += run;
+        } else {
+            let mut len = ctrl >> 5;
+            if len == 7 {
+                let Some(&extra) = input.get(i) else {
+                    return Err(fail("back reference length past the end", i));
+                };
+                len += extra as usize;
+                i += 1;
+            }
+            let Some(&low) = input.get(i) else {
+                return Err(fail("back reference offset past the end", i));
+            };
+            i += 1;
+            let distance = ((ctrl & 0x1f) << 8) + low as usize + 1;
+            let len = len + 2;
+            if distance > out.len() {
+                return Err(fail("back reference before the start of the output", i));
+            }
+            if out.len() + len > expected {
+                return Err(fail("decompresses to more than the declared length", i));
+            }
+            let start = out.len() - distance;
+            if distance >= len {
+                out.extend_from_within(start..start + len);
+            } else {
+                for k in 0..len {
+                    let b = out[start + k];
+                    out.push(b);
+                }
+            }
+        }
+    }
+    if out.len() != expected {
+        return Err(DecodeError::malformed(
+            offset,
+            READING,
+            format!("decompresses to {} bytes, {} declared", out.len(), expected),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_and_overlapping_back_reference() {
+        // "ab" literal, then a back reference of length 6 at distance 2: "abababab".
+        let input = [0x01, b'a', b'b', (4 << 5), 0x01];
+        let mut out = Vec::new();
+        decompress_into(&input, 8, 0, &mut out).unwrap();
+        assert_eq!(out, b"abababab");
+    }
+
+    #[test]
+    fn declared_length_mismatch_is_an_error() {
+        let input = [0x01, b'a', b'b'];
+        let mut out = Vec::new();
+        let err = decompress_into(&input, 3, 40, &mut out).unwrap_err();
+        assert_eq!(err.offset, 40);
+        assert!(err.to_string().contains("2 bytes, 3 declared"), "{err}");
+    }
+
+    #[test]
+    fn impossible_declared_length_allocates_nothing() {
+        let mut out = Vec::new();
+        let err = decompress_into(&[0x00, b'x'], u64::MAX, 7, &mut out).unwrap_err();
+        assert!(err.to_string().contains("cannot come from"), "{err}");
+        assert_eq!(out.capacity(), 0);
+    }
+}

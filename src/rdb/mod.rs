@@ -1,0 +1,24 @@
+//! The RDB decoder: zero-copy readers over a mapped dump, one module per on-disk structure.
+
+pub mod bytes;
+pub mod checksum;
+pub mod element;
+pub mod error;
+pub mod header;
+pub mod intset;
+pub mod length;
+pub mod listpack;
+pub mod lzf;
+pub mod module;
+pub mod scanner;
+pub mod value;
+pub mod value_type;
+pub mod ziplist;
+pub mod zipmap;
+
+pub use error::{DecodeError, Problem};
+pub use header::{Flavor, Header};
+pub use length::RdbString;
+pub use scanner::{Checksum, KeyRecord, Record, Scanner};
+pub use value::{summarize_value, Scratch, ValueSummary};
+pub use value_type::{RedisType, ValueType};

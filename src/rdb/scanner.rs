@@ -1,0 +1,261 @@
+//! The record scanner: walks a whole dump once, yielding aux fields, db switches and keys
+//! as spans of the input. It never copies a value; keys are copied only when stored as
+//! integers or LZF.
+
+use super::bytes::Bytes;
+use super::error::{DecodeError, Problem, Result};
+use super::header::Header;
+use super::length::{read_length, read_string, RdbString};
+use super::module::{skip_key_metadata, skip_module_aux, ModuleId};
+use super::value::skip_value;
+use super::value_type::ValueType;
+
+/// Opcodes (`RDB_OPCODE_*`).
+mod opcode {
+    pub const KEY_METADATA: u8 = 243;
+    pub const SLOT_INFO: u8 = 244;
+    pub const FUNCTION2: u8 = 245;
+    pub const FUNCTION_PRE_GA: u8 = 246;
+    pub const MODULE_AUX: u8 = 247;
+    pub const IDLE: u8 = 248;
+    pub const FREQ: u8 = 249;
+    pub const AUX: u8 = 250;
+    pub const RESIZEDB: u8 = 251;
+    pub const EXPIRETIME_MS: u8 = 252;
+    pub const EXPIRETIME: u8 = 253;
+    pub const SELECTDB: u8 = 254;
+    pub const EOF: u8 = 255;
+}
+
+/// One key and its value's location.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyRecord<'data> {
+    pub db: u64,
+    pub key: RdbString<'data>,
+    pub value_type: ValueType,
+    /// Offset of the type byte.
+    pub offset: u64,
+    /// Bytes from the type byte to the end of the value (key included, opcodes before it not).
+    pub serialized_bytes: u64,
+    /// The value's bytes (after the key), at absolute offset `value_offset`.
+    pub value: &'data [u8],
+    pub value_offset: u64,
+    pub expire_ms: Option<i64>,
+    pub idle_s: Option<u64>,
+    pub lfu_freq: Option<u8>,
+}
+
+impl<'data> KeyRecord<'data> {
+    /// A cursor over the value, for [`super::value::summarize_value`].
+    pub fn value_bytes(&self) -> Bytes<'data> {
+        Bytes::new(self.value, self.value_offset)
+    }
+}
+
+/// The trailer's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checksum {
+    /// RDB before version 5: no trailer.
+    Absent,
+    /// Written as zero: `rdbchecksum no`.
+    Disabled,
+    /// The stored value, to be compared with the CRC64 of `checksummed_len` bytes.
+    Stored(u64),
+}
+
+#[derive(Clone, Debug)]
+pub enum Function<'data> {
+    /// RDB_OPCODE_FUNCTION2: one library's code.
+    Library { code: RdbString<'data> },
+    /// 7.0 release candidates: name, engine, optional description, code.
+    PreGa {
+        name: RdbString<'data>,
+        engine: RdbString<'data>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum Record<'data> {
+    Aux {
+        key: RdbString<'data>,
+        value: RdbString<'data>,
+    },
+    SelectDb(u64),
+    ResizeDb {
+        db_size: u64,
+        expires_size: u64,
+    },
+    Function(Function<'data>),
+    ModuleAux(ModuleId),
+    SlotInfo {
+        slot: u64,
+        size: u64,
+        expires_size: u64,
+    },
+    Key(KeyRecord<'data>),
+    Eof {
+        checksum: Checksum,
+        /// Bytes covered by the checksum (everything up to and including the EOF opcode).
+        checksummed_len: u64,
+        /// Bytes after the trailer (Redis ignores them).
+        trailing_bytes: u64,
+    },
+}
+
+/// Iterates the records of a dump. After an error or EOF it yields nothing more.
+pub struct Scanner<'data> {
+    header: Header,
+    r: Bytes<'data>,
+    db: u64,
+    done: bool,
+}
+
+impl<'data> Scanner<'data> {
+    pub fn new(data: &'data [u8]) -> Result<Self> {
+        let header = Header::parse(data)?;
+        let mut r = Bytes::new(data, 0);
+        r.skip(header.len as u64, "file header")?;
+        Ok(Scanner {
+            header,
+            r,
+            db: 0,
+            done: false,
+        })
+    }
+
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// Offset of the next byte the scanner will read.
+    pub fn offset(&self) -> u64 {
+        self.r.offset()
+    }
+
+    fn next_record(&mut self) -> Result<Record<'data>> {
+        let mut expire_ms = None;
+        let mut idle_s = None;
+        let mut lfu_freq = None;
+        loop {
+            let at = self.r.offset();
+            let byte = self.r.read_u8("record type")?;
+            match byte {
+                opcode::EOF => return self.eof(),
+                opcode::SELECTDB => {
+                    self.db = read_length(&mut self.r, "db number")?;
+                    return Ok(Record::SelectDb(self.db));
+                }
+                opcode::RESIZEDB => {
+                    let db_size = read_length(&mut self.r, "resizedb db size")?;
+                    let expires_size = read_length(&mut self.r, "resizedb expires size")?;
+                    return Ok(Record::ResizeDb {
+                        db_size,
+                        expires_size,
+                    });
+                }
+                opcode::AUX => {
+                    let key = read_string(&mut self.r, "aux field name")?;
+                    let value = read_string(&mut self.r, "aux field value")?;
+                    return Ok(Record::Aux { key, value });
+                }
+                opcode::EXPIRETIME_MS => {
+                    expire_ms = Some(self.r.read_u64_le("expire time (ms)")? as i64);
+                }
+                opcode::EXPIRETIME => {
+                    let secs = self.r.read_u32_le("expire time (s)")? as i32;
+                    expire_ms = Some(i64::from(secs) * 1000);
+                }
+                opcode::IDLE => idle_s = Some(read_length(&mut self.r, "LRU idle time")?),
+                opcode::FREQ => lfu_freq = Some(self.r.read_u8("LFU frequency")?),
+                opcode::KEY_METADATA => skip_key_metadata(&mut self.r)?,
+                opcode::MODULE_AUX => {
+                    return Ok(Record::ModuleAux(skip_module_aux(&mut self.r)?));
+                }
+                opcode::FUNCTION2 => {
+                    let code = read_string(&mut self.r, "function library")?;
+                    return Ok(Record::Function(Function::Library { code }));
+                }
+                opcode::FUNCTION_PRE_GA => {
+                    let name = read_string(&mut self.r, "function name")?;
+                    let engine = read_string(&mut self.r, "function engine")?;
+                    if read_length(&mut self.r, "function description flag")? != 0 {
+                        read_string(&mut self.r, "function description")?;
+                    }
+                    read_string(&mut self.r, "function code")?;
+                    return Ok(Record::Function(Function::PreGa { name, engine }));
+                }
+                opcode::SLOT_INFO => {
+                    let slot = read_length(&mut self.r, "slot info")?;
+                    let size = read_length(&mut self.r, "slot info")?;
+                    let expires_size = read_length(&mut self.r, "slot info")?;
+                    return Ok(Record::SlotInfo {
+                        slot,
+                        size,
+                        expires_size,
+                    });
+                }
+                _ => {
+                    let Some(value_type) = ValueType::from_byte(byte, self.header.flavor) else {
+                        return Err(DecodeError::new(
+                            at,
+                            "record type",
+                            Problem::UnknownValueType {
+                                byte,
+                                version: self.header.version,
+                            },
+                        ));
+                    };
+                    let key = read_string(&mut self.r, "key")?;
+                    let value_offset = self.r.offset();
+                    let start = self.r.position();
+                    skip_value(value_type, &mut self.r)?;
+                    let value = self.r.since(start);
+                    return Ok(Record::Key(KeyRecord {
+                        db: self.db,
+                        key,
+                        value_type,
+                        offset: at,
+                        serialized_bytes: self.r.offset() - at,
+                        value,
+                        value_offset,
+                        expire_ms,
+                        idle_s,
+                        lfu_freq,
+                    }));
+                }
+            }
+        }
+    }
+
+    fn eof(&mut self) -> Result<Record<'data>> {
+        let checksummed_len = self.r.offset();
+        let checksum = if self.header.has_checksum() {
+            match self.r.read_u64_le("CRC64 trailer")? {
+                0 => Checksum::Disabled,
+                v => Checksum::Stored(v),
+            }
+        } else {
+            Checksum::Absent
+        };
+        Ok(Record::Eof {
+            checksum,
+            checksummed_len,
+            trailing_bytes: self.r.remaining() as u64,
+        })
+    }
+}
+
+impl<'data> Iterator for Scanner<'data> {
+    type Item = Result<Record<'data>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let record = self.next_record();
+        if matches!(record, Err(_) | Ok(Record::Eof { .. })) {
+            self.done = true;
+        }
+        Some(record)
+    }
+}

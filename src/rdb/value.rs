@@ -1,0 +1,522 @@
+//! Walking one value: finding where it ends (a cheap skip) and, on request, summarising its
+//! elements (count, largest, integer-ness, container shape) for reports and the encoding
+//! and memory models.
+//!
+//! One walker serves both through the `DEEP` const parameter, so skipping and summarising
+//! can never disagree about the layout. Compact containers (ziplist, listpack, intset,
+//! zipmap) are opened only when `DEEP`; LZF-compressed ones are decompressed into the
+//! caller's reusable buffer.
+
+use super::bytes::Bytes;
+use super::element::Element;
+use super::error::{DecodeError, Result};
+use super::intset::Intset;
+use super::length::{read_count, read_length, read_string, RdbString};
+use super::listpack::{self, Listpack};
+use super::module::{skip_module_value, ModuleId};
+use super::value_type::ValueType;
+use super::ziplist::Ziplist;
+use super::zipmap::Zipmap;
+
+/// Stream bookkeeping beyond its entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamSummary {
+    /// Radix-tree nodes, one listpack each.
+    pub nodes: u64,
+    /// Bytes of all node listpacks.
+    pub listpack_bytes: u64,
+    pub groups: u64,
+    pub consumers: u64,
+    /// Pending entries summed over groups.
+    pub pending: u64,
+    pub last_id: (u64, u64),
+}
+
+/// What a deep walk learns about a value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValueSummary {
+    /// STRLEN / LLEN / SCARD / ZCARD / HLEN / XLEN; `None` for module values.
+    pub elements: Option<u64>,
+    /// Bytes of the largest element (member, field or value), integers as decimal text.
+    pub largest_element: u64,
+    /// Every element is a canonical 64-bit integer (decides intset for plain sets).
+    pub all_integers: bool,
+    /// For strings: the value is stored or parses as a canonical integer.
+    pub string_is_integer: bool,
+    /// List quicklist nodes (packed and plain) on disk.
+    pub list_nodes: u64,
+    /// Quicklist nodes stored as a single plain element.
+    pub plain_nodes: u64,
+    /// Bytes a listpack holding every list element would take (list → listpack decision).
+    pub listpack_estimate: u64,
+    /// Hash fields that carry a TTL (Redis 7.4+, Valkey 9).
+    pub fields_with_ttl: u64,
+    pub module: Option<ModuleId>,
+    pub stream: Option<StreamSummary>,
+}
+
+impl ValueSummary {
+    #[inline]
+    fn element_len(&mut self, len: u64) {
+        if len > self.largest_element {
+            self.largest_element = len;
+        }
+    }
+
+    #[inline]
+    fn string(&mut self, s: &RdbString<'_>) {
+        self.element_len(s.len());
+    }
+}
+
+/// Reusable buffers for decompressed blobs.
+#[derive(Default)]
+pub struct Scratch {
+    blob: Vec<u8>,
+}
+
+/// Skips the value at `r`, leaving `r` just after it.
+pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>) -> Result<()> {
+    let mut unused = ValueSummary::default();
+    walk::<false>(vt, r, &mut Scratch::default(), &mut unused)
+}
+
+/// Walks the value at `r` and describes it.
+pub fn summarize_value(
+    vt: ValueType,
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch,
+) -> Result<ValueSummary> {
+    let mut s = ValueSummary {
+        all_integers: true,
+        ..ValueSummary::default()
+    };
+    walk::<true>(vt, r, scratch, &mut s)?;
+    Ok(s)
+}
+
+/// The bytes of a string that holds a container blob, decompressed if needed.
+fn blob<'s>(s: RdbString<'s>, at: u64, scratch: &'s mut Vec<u8>) -> Result<(&'s [u8], u64)> {
+    match s {
+        RdbString::Raw(b) => Ok((b, at)),
+        RdbString::Lzf { offset, .. } => Ok((s.bytes(scratch)?, offset)),
+        RdbString::Int(_) => Err(DecodeError::malformed(
+            at,
+            "container blob",
+            "an integer where a ziplist/listpack/intset was expected",
+        )),
+    }
+}
+
+/// Canonical-integer check of a plain string element, without decompressing
+/// (LZF is only used for strings over 20 bytes, which can never be a 64-bit integer).
+fn string_is_integer(s: &RdbString<'_>) -> bool {
+    match s {
+        RdbString::Int(_) => true,
+        RdbString::Raw(b) => super::element::parse_canonical_i64(b).is_some(),
+        RdbString::Lzf { .. } => false,
+    }
+}
+
+/// Listpack entry size for a plain string element (list → listpack estimate).
+fn listpack_entry_size(s: &RdbString<'_>) -> u64 {
+    match *s {
+        RdbString::Raw(b) => listpack::entry_size(Element::Bytes(b)),
+        RdbString::Int(v) => listpack::entry_size(Element::Int(v)),
+        RdbString::Lzf { len, .. } => {
+            let body = listpack::string_entry_body(len);
+            body + listpack::backlen_size(body)
+        }
+    }
+}
+
+/// Iterates a container's elements, calling `f` with each element and its index.
+fn for_each_listpack(
+    bytes: &[u8],
+    origin: u64,
+    mut f: impl FnMut(usize, Element<'_>),
+) -> Result<(u64, u64)> {
+    let lp = Listpack::parse(bytes, origin)?;
+    let mut n = 0usize;
+    for e in lp.iter() {
+        f(n, e?);
+        n += 1;
+    }
+    Ok((n as u64, lp.total_bytes as u64))
+}
+
+fn for_each_ziplist(
+    bytes: &[u8],
+    origin: u64,
+    mut f: impl FnMut(usize, Element<'_>),
+) -> Result<u64> {
+    let zl = Ziplist::parse(bytes, origin)?;
+    let mut n = 0usize;
+    for e in zl.iter() {
+        f(n, e?);
+        n += 1;
+    }
+    Ok(n as u64)
+}
+
+/// Pairs container (field/value or member/score) element count must be even.
+fn pairs(n: u64, at: u64, reading: &'static str, per: u64) -> Result<u64> {
+    if n % per != 0 {
+        return Err(DecodeError::malformed(
+            at,
+            reading,
+            format!("{n} entries is not a multiple of {per}"),
+        ));
+    }
+    Ok(n / per)
+}
+
+fn walk<const DEEP: bool>(
+    vt: ValueType,
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch,
+    s: &mut ValueSummary,
+) -> Result<()> {
+    use ValueType::*;
+    match vt {
+        String => {
+            let v = read_string(r, "string value")?;
+            if DEEP {
+                s.elements = Some(v.len());
+                s.largest_element = v.len();
+                s.string_is_integer = v.len() <= 20 && string_is_integer(&v);
+            }
+        }
+        ListLinked | SetPlain => {
+            let n = read_count(r, 1, "collection length")?;
+            for _ in 0..n {
+                let e = read_string(r, "collection element")?;
+                if DEEP {
+                    s.string(&e);
+                    s.all_integers &= string_is_integer(&e);
+                    s.listpack_estimate += listpack_entry_size(&e);
+                }
+            }
+            s.elements = Some(n);
+        }
+        ZSetText | ZSetBinary => {
+            let n = read_count(r, 2, "sorted set length")?;
+            for _ in 0..n {
+                let member = read_string(r, "sorted set member")?;
+                if DEEP {
+                    s.string(&member);
+                }
+                if vt == ZSetBinary {
+                    r.skip(8, "sorted set score")?;
+                } else {
+                    let len = r.read_u8("sorted set score")?;
+                    if len < 253 {
+                        r.skip(u64::from(len), "sorted set score")?;
+                    }
+                }
+            }
+            s.elements = Some(n);
+        }
+        HashPlain => {
+            let n = read_count(r, 2, "hash length")?;
+            for _ in 0..n {
+                let field = read_string(r, "hash field")?;
+                let value = read_string(r, "hash value")?;
+                if DEEP {
+                    s.string(&field);
+                    s.string(&value);
+                }
+            }
+            s.elements = Some(n);
+        }
+        HashMetadata | HashMetadataPreGa => {
+            if vt == HashMetadata {
+                r.skip(8, "hash minimum field expiry")?;
+            }
+            let n = read_count(r, 3, "hash length")?;
+            for _ in 0..n {
+                let ttl = read_length(r, "hash field TTL")?;
+                let field = read_string(r, "hash field")?;
+                let value = read_string(r, "hash value")?;
+                if DEEP {
+                    s.string(&field);
+                    s.string(&value);
+                    s.fields_with_ttl += u64::from(ttl != 0);
+                }
+            }
+            s.elements = Some(n);
+        }
+        ValkeyHash2 => {
+            let n = read_count(r, 10, "hash length")?;
+            for _ in 0..n {
+                let field = read_string(r, "hash field")?;
+                let value = read_string(r, "hash value")?;
+                let expiry = r.read_u64_le("hash field expiry")?;
+                if DEEP {
+                    s.string(&field);
+                    s.string(&value);
+                    s.fields_with_ttl += u64::from(expiry != u64::MAX);
+                }
+            }
+            s.elements = Some(n);
+        }
+        ModulePreGa => {
+            return Err(DecodeError::malformed(
+                r.offset(),
+                "module value",
+                "pre-GA module value (type 6) cannot be skipped without its module",
+            ))
+        }
+        Module2 => {
+            let id = skip_module_value(r)?;
+            s.module = Some(id);
+        }
+        ListQuicklist | ListQuicklist2 => {
+            let nodes = read_count(r, 2, "quicklist node count")?;
+            let mut elements = 0u64;
+            for _ in 0..nodes {
+                let plain = if vt == ListQuicklist2 {
+                    let at = r.offset();
+                    match read_length(r, "quicklist node container")? {
+                        1 => true,
+                        2 => false,
+                        c => {
+                            return Err(DecodeError::malformed(
+                                at,
+                                "quicklist node container",
+                                format!("unknown container {c}"),
+                            ))
+                        }
+                    }
+                } else {
+                    false
+                };
+                let at = r.offset();
+                let node = read_string(r, "quicklist node")?;
+                if DEEP {
+                    if plain {
+                        s.plain_nodes += 1;
+                        s.string(&node);
+                        elements += 1;
+                        s.listpack_estimate += listpack_entry_size(&node);
+                    } else {
+                        let (bytes, origin) = blob(node, at, &mut scratch.blob)?;
+                        let mut est = 0;
+                        let mut largest = s.largest_element;
+                        let n = if vt == ListQuicklist2 {
+                            for_each_listpack(bytes, origin, |_, e| {
+                                largest = largest.max(e.len());
+                                est += listpack::entry_size(e);
+                            })?
+                            .0
+                        } else {
+                            for_each_ziplist(bytes, origin, |_, e| {
+                                largest = largest.max(e.len());
+                                est += listpack::entry_size(e);
+                            })?
+                        };
+                        s.largest_element = largest;
+                        s.listpack_estimate += est;
+                        elements += n;
+                    }
+                }
+            }
+            if DEEP {
+                s.list_nodes = nodes;
+                s.elements = Some(elements);
+            }
+        }
+        HashZipmap | ListZiplist | SetIntset | ZSetZiplist | HashZiplist | HashListpack
+        | ZSetListpack | SetListpack | HashListpackEx | HashListpackExPreGa => {
+            if vt == HashListpackEx {
+                r.skip(8, "hash minimum field expiry")?;
+            }
+            let at = r.offset();
+            let container = read_string(r, "container blob")?;
+            if DEEP {
+                let (bytes, origin) = blob(container, at, &mut scratch.blob)?;
+                summarize_container(vt, bytes, origin, s)?;
+            }
+        }
+        Stream(version) => walk_stream::<DEEP>(version, r, scratch, s)?,
+    }
+    Ok(())
+}
+
+/// Element statistics of a single-blob value.
+fn summarize_container(
+    vt: ValueType,
+    bytes: &[u8],
+    origin: u64,
+    s: &mut ValueSummary,
+) -> Result<()> {
+    use ValueType::*;
+    let mut largest = 0u64;
+    match vt {
+        HashZipmap => {
+            let mut zm = Zipmap::parse(bytes, origin)?;
+            let mut n = 0;
+            while let Some((f, v)) = zm.next_pair()? {
+                largest = largest.max(f.len() as u64).max(v.len() as u64);
+                n += 1;
+            }
+            s.elements = Some(n);
+        }
+        ListZiplist => {
+            let mut est = 0;
+            let n = for_each_ziplist(bytes, origin, |_, e| {
+                largest = largest.max(e.len());
+                est += listpack::entry_size(e);
+            })?;
+            s.listpack_estimate = est;
+            s.elements = Some(n);
+        }
+        SetIntset => {
+            let set = Intset::parse(bytes, origin)?;
+            for v in set.iter() {
+                largest = largest.max(Element::Int(v).len());
+            }
+            s.elements = Some(u64::from(set.len));
+        }
+        SetListpack => {
+            let mut ints = true;
+            let (n, _) = for_each_listpack(bytes, origin, |_, e| {
+                largest = largest.max(e.len());
+                ints &= e.is_integer();
+            })?;
+            s.all_integers = ints;
+            s.elements = Some(n);
+        }
+        ZSetZiplist | ZSetListpack => {
+            let mut visit = |i: usize, e: Element<'_>| {
+                if i % 2 == 0 {
+                    largest = largest.max(e.len());
+                }
+            };
+            let n = if vt == ZSetZiplist {
+                for_each_ziplist(bytes, origin, &mut visit)?
+            } else {
+                for_each_listpack(bytes, origin, &mut visit)?.0
+            };
+            s.elements = Some(pairs(n, origin, "sorted set entries", 2)?);
+        }
+        HashZiplist | HashListpack => {
+            let mut visit = |_: usize, e: Element<'_>| largest = largest.max(e.len());
+            let n = if vt == HashZiplist {
+                for_each_ziplist(bytes, origin, &mut visit)?
+            } else {
+                for_each_listpack(bytes, origin, &mut visit)?.0
+            };
+            s.elements = Some(pairs(n, origin, "hash entries", 2)?);
+        }
+        HashListpackEx | HashListpackExPreGa => {
+            let mut with_ttl = 0;
+            let (n, _) = for_each_listpack(bytes, origin, |i, e| {
+                if i % 3 == 2 {
+                    with_ttl += u64::from(e != Element::Int(0));
+                } else {
+                    largest = largest.max(e.len());
+                }
+            })?;
+            s.fields_with_ttl = with_ttl;
+            s.elements = Some(pairs(n, origin, "hash entries", 3)?);
+        }
+        _ => unreachable!("not a single-blob type: {vt:?}"),
+    }
+    s.largest_element = largest;
+    Ok(())
+}
+
+fn walk_stream<const DEEP: bool>(
+    version: u8,
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch,
+    s: &mut ValueSummary,
+) -> Result<()> {
+    let mut st = StreamSummary::default();
+    let nodes = read_count(r, 2, "stream node count")?;
+    for _ in 0..nodes {
+        let at = r.offset();
+        let master = read_string(r, "stream node master ID")?;
+        if master.len() != 16 {
+            return Err(DecodeError::malformed(
+                at,
+                "stream node master ID",
+                format!("{} bytes, expected 16", master.len()),
+            ));
+        }
+        let at = r.offset();
+        let lp = read_string(r, "stream node listpack")?;
+        if DEEP {
+            let (bytes, origin) = blob(lp, at, &mut scratch.blob)?;
+            let mut largest = s.largest_element;
+            let (_, total) = for_each_listpack(bytes, origin, |_, e| {
+                if let Element::Bytes(b) = e {
+                    largest = largest.max(b.len() as u64);
+                }
+            })?;
+            s.largest_element = largest;
+            st.listpack_bytes += total;
+        }
+    }
+    st.nodes = nodes;
+    let length = read_length(r, "stream length")?;
+    st.last_id = (
+        read_length(r, "stream last ID")?,
+        read_length(r, "stream last ID")?,
+    );
+    if version >= 2 {
+        for _ in 0..5 {
+            read_length(r, "stream first/max-deleted ID and entries added")?;
+        }
+    }
+    let groups = read_count(r, 4, "stream consumer group count")?;
+    for _ in 0..groups {
+        read_string(r, "consumer group name")?;
+        read_length(r, "consumer group last ID")?;
+        read_length(r, "consumer group last ID")?;
+        if version >= 2 {
+            read_length(r, "consumer group entries read")?;
+        }
+        let pel = read_count(r, 25, "consumer group PEL size")?;
+        for _ in 0..pel {
+            r.skip(24, "pending entry ID and delivery time")?;
+            read_length(r, "pending entry delivery count")?;
+        }
+        st.pending += pel;
+        let consumers = read_count(r, 10, "consumer count")?;
+        for _ in 0..consumers {
+            read_string(r, "consumer name")?;
+            r.skip(
+                if version >= 3 { 16 } else { 8 },
+                "consumer seen/active time",
+            )?;
+            let pending = read_count(r, 16, "consumer PEL size")?;
+            r.skip(pending * 16, "consumer PEL")?;
+        }
+        st.consumers += consumers;
+    }
+    st.groups = groups;
+    if version >= 4 {
+        read_length(r, "stream idempotency duration")?;
+        read_length(r, "stream idempotency max entries")?;
+        let producers = read_count(r, 2, "stream idempotency producers")?;
+        for _ in 0..producers {
+            read_string(r, "stream producer id")?;
+            let ids = read_count(r, 3, "stream idempotency ids")?;
+            for _ in 0..ids {
+                read_string(r, "stream idempotency id")?;
+                read_length(r, "stream idempotency entry ID")?;
+                read_length(r, "stream idempotency entry ID")?;
+            }
+        }
+        read_length(r, "stream idempotency counters")?;
+        read_length(r, "stream idempotency counters")?;
+    }
+    if DEEP {
+        s.elements = Some(length);
+        s.stream = Some(st);
+        s.all_integers = false;
+    }
+    Ok(())
+}

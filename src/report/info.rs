@@ -1,0 +1,139 @@
+//! `rdbscope info` output: text for people, JSON for scripts.
+
+use super::escape::escape_key;
+use crate::scan::{ChecksumVerdict, DumpInfo};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
+use serde_json::{json, Value};
+
+fn checksum_text(v: &ChecksumVerdict) -> String {
+    match v {
+        ChecksumVerdict::Absent => "absent (RDB < 5)".into(),
+        ChecksumVerdict::Disabled => "disabled (written as 0)".into(),
+        ChecksumVerdict::Valid(c) => format!("valid ({c:016x})"),
+        ChecksumVerdict::Mismatch { stored, computed } => {
+            format!("MISMATCH (stored {stored:016x}, computed {computed:016x})")
+        }
+        ChecksumVerdict::NotChecked => "not checked".into(),
+    }
+}
+
+/// Aux values are mostly text; show them escaped like keys.
+fn aux_pairs(info: &DumpInfo) -> Vec<(String, String)> {
+    info.aux
+        .iter()
+        .map(|(k, v)| (escape_key(k).into_owned(), escape_key(v).into_owned()))
+        .collect()
+}
+
+pub fn text(name: &str, info: &DumpInfo) -> String {
+    let mut out = String::new();
+    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<16} {v}\n"));
+    line("file", escape_key(name.as_bytes()).into_owned());
+    if let Some(h) = info.header {
+        line(
+            "magic",
+            format!("{} (RDB version {})", h.magic(), h.version),
+        );
+    }
+    if let Some(p) = info.profile() {
+        line(
+            "modelled server",
+            format!("{:?} {}", p.family, p.version).to_lowercase(),
+        );
+    }
+    line("file bytes", info.file_bytes.to_string());
+    line("keys", info.keys.to_string());
+    line("checksum", checksum_text(&info.checksum));
+    if info.trailing_bytes > 0 {
+        line(
+            "trailing bytes",
+            format!(
+                "{} after the trailer (ignored, as Redis does)",
+                info.trailing_bytes
+            ),
+        );
+    }
+    line(
+        "functions",
+        if info.functions.is_empty() {
+            "0".into()
+        } else {
+            format!("{} ({})", info.functions.len(), info.functions.join(", "))
+        },
+    );
+    if !info.module_aux.is_empty() {
+        line("module aux", info.module_aux.join(", "));
+    }
+    if info.slot_infos > 0 {
+        line("slot info", format!("{} records", info.slot_infos));
+    }
+    if let Some(e) = &info.error {
+        line("ERROR", e.to_string());
+    }
+    out.push_str("\naux fields\n");
+    let mut aux = Table::new();
+    aux.load_preset(UTF8_BORDERS_ONLY)
+        .set_header(vec!["field", "value"]);
+    for (k, v) in aux_pairs(info) {
+        aux.add_row(vec![k, v]);
+    }
+    out.push_str(&format!("{aux}\n\ndatabases\n"));
+    let mut dbs = Table::new();
+    dbs.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
+        "db",
+        "keys",
+        "expires",
+        "resizedb keys",
+        "resizedb expires",
+    ]);
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+    for (db, c) in &info.dbs {
+        dbs.add_row(vec![
+            db.to_string(),
+            c.keys.to_string(),
+            c.expires.to_string(),
+            opt(c.resize_keys),
+            opt(c.resize_expires),
+        ]);
+    }
+    out.push_str(&format!("{dbs}\n"));
+    out
+}
+
+pub fn json(name: &str, info: &DumpInfo) -> Value {
+    let checksum = match &info.checksum {
+        ChecksumVerdict::Absent => json!({"status": "absent"}),
+        ChecksumVerdict::Disabled => json!({"status": "disabled"}),
+        ChecksumVerdict::Valid(c) => json!({"status": "valid", "stored": format!("{c:016x}")}),
+        ChecksumVerdict::Mismatch { stored, computed } => json!({
+            "status": "mismatch",
+            "stored": format!("{stored:016x}"),
+            "computed": format!("{computed:016x}"),
+        }),
+        ChecksumVerdict::NotChecked => json!({"status": "not_checked"}),
+    };
+    let profile = info.profile();
+    json!({
+        "file": name,
+        "magic": info.header.map(|h| h.magic()),
+        "rdb_version": info.header.map(|h| h.version),
+        "server_family": profile.map(|p| format!("{:?}", p.family).to_lowercase()),
+        "server_version": profile.map(|p| p.version.to_string()),
+        "aux": aux_pairs(info).into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<_, _>>(),
+        "databases": info.dbs.iter().map(|(db, c)| json!({
+            "db": db, "keys": c.keys, "expires": c.expires,
+            "resizedb_keys": c.resize_keys, "resizedb_expires": c.resize_expires,
+        })).collect::<Vec<_>>(),
+        "functions": info.functions,
+        "module_aux": info.module_aux,
+        "slot_info_records": info.slot_infos,
+        "keys": info.keys,
+        "file_bytes": info.file_bytes,
+        "trailing_bytes": info.trailing_bytes,
+        "checksum": checksum,
+        "error": info.error.as_ref().map(|e| json!({
+            "message": e.to_string(), "offset": e.offset,
+            "last_key": info.last_key.as_ref().map(|(db, k)| json!({"db": db, "key": escape_key(k)})),
+        })),
+    })
+}

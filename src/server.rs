@@ -1,0 +1,283 @@
+//! Which server wrote (and would load) a dump, and the encoding it would give each value.
+//!
+//! `OBJECT ENCODING` after a load depends on the server version and its thresholds, not on
+//! the on-disk type byte: a `zset_2` with 5 members comes back as a listpack, a listpack
+//! hash over `hash-max-listpack-entries` as a hashtable. The rules here follow the load
+//! path of Redis's `rdbLoadObject` (7.0–8.x) and Valkey 8/9; the thresholds are the
+//! compiled-in defaults (read with `CONFIG GET` on Debian's 7.0.15) unless overridden.
+
+use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u32, pub u32, pub u32);
+
+impl Version {
+    pub fn parse(text: &str) -> Option<Version> {
+        let mut parts = text.trim().split('.').map(|p| p.parse::<u32>().ok());
+        Some(Version(
+            parts.next()??,
+            parts.next().flatten().unwrap_or(0),
+            parts.next().flatten().unwrap_or(0),
+        ))
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Redis,
+    Valkey,
+}
+
+/// The server whose load behaviour the reports model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerProfile {
+    pub family: Family,
+    pub version: Version,
+    pub limits: EncodingLimits,
+}
+
+/// Thresholds that decide compact versus big encodings (`*-max-listpack-*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodingLimits {
+    pub hash_max_listpack_entries: u64,
+    pub hash_max_listpack_value: u64,
+    pub zset_max_listpack_entries: u64,
+    pub zset_max_listpack_value: u64,
+    pub set_max_intset_entries: u64,
+    pub set_max_listpack_entries: u64,
+    pub set_max_listpack_value: u64,
+    /// `list-max-listpack-size`: negative = byte limit class (-2 = 8 KB), positive = entries.
+    pub list_max_listpack_size: i64,
+}
+
+impl Default for EncodingLimits {
+    fn default() -> Self {
+        EncodingLimits {
+            hash_max_listpack_entries: 512,
+            hash_max_listpack_value: 64,
+            zset_max_listpack_entries: 128,
+            zset_max_listpack_value: 64,
+            set_max_intset_entries: 512,
+            set_max_listpack_entries: 128,
+            set_max_listpack_value: 64,
+            list_max_listpack_size: -2,
+        }
+    }
+}
+
+impl EncodingLimits {
+    /// Bytes a single list node may hold before a second node starts.
+    fn list_node_bytes(&self) -> u64 {
+        match self.list_max_listpack_size {
+            s if s >= 0 => 8192,
+            s => 4096u64 << (s.unsigned_abs().clamp(1, 5) - 1),
+        }
+    }
+
+    fn list_node_entries(&self) -> u64 {
+        match self.list_max_listpack_size {
+            s if s > 0 => s as u64,
+            _ => u64::MAX,
+        }
+    }
+}
+
+impl ServerProfile {
+    /// The profile for a dump, from its `redis-ver`/`valkey-ver` aux fields and header.
+    pub fn detect(
+        flavor: Flavor,
+        rdb_version: u32,
+        redis_ver: Option<&str>,
+        valkey_ver: Option<&str>,
+    ) -> Self {
+        let limits = EncodingLimits::default();
+        if let Some(v) = valkey_ver.and_then(Version::parse) {
+            return ServerProfile {
+                family: Family::Valkey,
+                version: v,
+                limits,
+            };
+        }
+        let parsed = redis_ver.and_then(Version::parse);
+        // Valkey 8 writes REDIS0011 with its own version (8.x) in `redis-ver`; Redis 8 never
+        // writes RDB 11.
+        let family = match (flavor, parsed) {
+            (Flavor::Valkey, _) => Family::Valkey,
+            (Flavor::Redis, Some(v)) if v.0 >= 8 && v.0 < 255 && rdb_version == 11 => {
+                Family::Valkey
+            }
+            _ => Family::Redis,
+        };
+        let version = parsed.unwrap_or(match (flavor, rdb_version) {
+            (Flavor::Valkey, _) => Version(9, 0, 0),
+            (_, 0..=5) => Version(3, 0, 0),
+            (_, 6) => Version(3, 2, 0),
+            (_, 7..=8) => Version(4, 0, 0),
+            (_, 9) => Version(5, 0, 0),
+            (_, 10) => Version(7, 0, 0),
+            (_, 11) => Version(7, 2, 0),
+            (_, 12) => Version(7, 4, 0),
+            _ => Version(8, 2, 0),
+        });
+        ServerProfile {
+            family,
+            version,
+            limits,
+        }
+    }
+
+    fn at_least(&self, major: u32, minor: u32) -> bool {
+        self.version >= Version(major, minor, 0)
+    }
+
+    /// Listpack-based compact encodings arrived in 7.0; before, the same role was ziplist's.
+    fn compact(&self) -> &'static str {
+        if self.at_least(7, 0) {
+            "listpack"
+        } else {
+            "ziplist"
+        }
+    }
+
+    /// Lists and sets can be plain listpacks from Redis 7.2 (and every Valkey).
+    fn listpack_lists_and_sets(&self) -> bool {
+        self.family == Family::Valkey || self.at_least(7, 2)
+    }
+
+    /// What `OBJECT ENCODING` would answer for this value once this server loaded it.
+    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary) -> &'static str {
+        use ValueType::*;
+        let l = &self.limits;
+        let elements = s.elements.unwrap_or(0);
+        match vt.redis_type() {
+            RedisType::String => {
+                if s.string_is_integer {
+                    "int"
+                } else if elements <= 44 {
+                    "embstr"
+                } else {
+                    "raw"
+                }
+            }
+            RedisType::List => {
+                if !self.at_least(3, 2) {
+                    return if elements <= 512 && s.largest_element <= 64 {
+                        "ziplist"
+                    } else {
+                        "linkedlist"
+                    };
+                }
+                let single_node = match vt {
+                    ListQuicklist2 | ListQuicklist => s.list_nodes == 1 && s.plain_nodes == 0,
+                    _ => s.plain_nodes == 0,
+                };
+                let fits = s.listpack_estimate + 7 <= l.list_node_bytes()
+                    && elements <= l.list_node_entries();
+                if self.listpack_lists_and_sets() && single_node && fits {
+                    "listpack"
+                } else {
+                    "quicklist"
+                }
+            }
+            RedisType::Set => match vt {
+                SetIntset if elements <= l.set_max_intset_entries => "intset",
+                SetListpack if elements <= l.set_max_listpack_entries => "listpack",
+                SetPlain if elements <= l.set_max_intset_entries && s.all_integers => "intset",
+                SetPlain
+                    if self.listpack_lists_and_sets()
+                        && elements <= l.set_max_listpack_entries
+                        && s.largest_element <= l.set_max_listpack_value =>
+                {
+                    "listpack"
+                }
+                _ => "hashtable",
+            },
+            RedisType::ZSet => {
+                let fits = match vt {
+                    ZSetZiplist | ZSetListpack => elements <= l.zset_max_listpack_entries,
+                    _ => {
+                        elements <= l.zset_max_listpack_entries
+                            && s.largest_element <= l.zset_max_listpack_value
+                    }
+                };
+                if fits {
+                    self.compact()
+                } else {
+                    "skiplist"
+                }
+            }
+            RedisType::Hash => {
+                let count_fits = elements <= l.hash_max_listpack_entries;
+                let values_fit = s.largest_element <= l.hash_max_listpack_value;
+                let fits = match vt {
+                    HashZiplist | HashListpack | HashListpackEx | HashListpackExPreGa => count_fits,
+                    _ => count_fits && values_fit,
+                };
+                let with_ttl = matches!(
+                    vt,
+                    HashListpackEx
+                        | HashListpackExPreGa
+                        | HashMetadata
+                        | HashMetadataPreGa
+                        | ValkeyHash2
+                );
+                if !fits || (with_ttl && self.family == Family::Valkey) {
+                    "hashtable"
+                } else if with_ttl {
+                    "listpackex"
+                } else if vt == HashZipmap && !self.at_least(2, 6) {
+                    "zipmap"
+                } else {
+                    self.compact()
+                }
+            }
+            RedisType::Stream => "stream",
+            RedisType::Module => "raw",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valkey_8_is_told_from_redis_by_its_rdb_version() {
+        let p = ServerProfile::detect(Flavor::Redis, 11, Some("8.0.1"), None);
+        assert_eq!(p.family, Family::Valkey);
+        let p = ServerProfile::detect(Flavor::Redis, 12, Some("8.0.1"), None);
+        assert_eq!(p.family, Family::Redis);
+        let p = ServerProfile::detect(Flavor::Redis, 9, None, None);
+        assert_eq!(p.version, Version(5, 0, 0));
+    }
+
+    #[test]
+    fn small_plain_zset_loads_as_listpack() {
+        let p = ServerProfile::detect(Flavor::Redis, 10, Some("7.0.15"), None);
+        let small = ValueSummary {
+            elements: Some(5),
+            largest_element: 10,
+            ..Default::default()
+        };
+        assert_eq!(p.loaded_encoding(ValueType::ZSetBinary, &small), "listpack");
+        let long_member = ValueSummary {
+            largest_element: 65,
+            ..small.clone()
+        };
+        assert_eq!(
+            p.loaded_encoding(ValueType::ZSetBinary, &long_member),
+            "skiplist"
+        );
+        let old = ServerProfile::detect(Flavor::Redis, 9, Some("5.0.7"), None);
+        assert_eq!(
+            old.loaded_encoding(ValueType::ZSetBinary, &small),
+            "ziplist"
+        );
+    }
+}
