@@ -1,0 +1,66 @@
+//! Shared test support: locating fixtures and reading a dump's per-key rows in-process.
+
+#![allow(dead_code)]
+
+use rdbscope::analyze::KeyStats;
+use rdbscope::rdb::Scratch;
+use rdbscope::scan::{scan, DumpInfo, Stop};
+use std::path::{Path, PathBuf};
+
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// Every `.rdb` under `testdata/<dir>`, sorted.
+pub fn dumps_in(dir: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![testdata().join(dir)];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "rdb") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// One key as the tests compare it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub db: u64,
+    pub key: Vec<u8>,
+    pub type_name: String,
+    pub encoding: String,
+    pub elements: Option<u64>,
+    pub expiry_ms: Option<i64>,
+    pub idle_s: Option<u64>,
+    pub lfu_freq: Option<u8>,
+    pub serialized_bytes: u64,
+}
+
+/// Reads every key of a dump in-process.
+pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<Stop>) {
+    let mut scratch = Scratch::default();
+    let mut rows = Vec::new();
+    let (info, stop) = scan(bytes, true, |profile, record| {
+        let k = KeyStats::from_record(record, profile, &mut scratch).map_err(Stop::Corrupt)?;
+        rows.push(Row {
+            db: k.db,
+            key: k.key.to_vec(),
+            type_name: k.type_name().into_owned(),
+            encoding: k.encoding.to_string(),
+            elements: k.elements,
+            expiry_ms: k.expiry_ms,
+            idle_s: k.idle_s,
+            lfu_freq: k.lfu_freq,
+            serialized_bytes: k.serialized_bytes,
+        });
+        Ok(())
+    });
+    (rows, info, stop)
+}
