@@ -1,21 +1,32 @@
 //! Opening dumps: a read-only memory map of the file (the zero-copy path), or the bytes of
 //! standard input when the path is `-`.
+//!
+//! Pages of a mapped file count in the process's resident set once touched, so a scan
+//! hands back the pages it has passed ([`Dump::release_before`]) and the checksum is
+//! computed from a separate read of the file: peak RSS stays flat whatever the dump size.
 
-use memmap2::Mmap;
+use crate::rdb::checksum::Crc64;
+use memmap2::{Mmap, UncheckedAdvice};
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub struct Dump {
     pub path: PathBuf,
     bytes: Bytes,
+    /// Bytes at the start of the map already handed back to the kernel.
+    released: AtomicUsize,
 }
 
 enum Bytes {
-    Mapped(Mmap),
+    Mapped(Mmap, File),
     Owned(Vec<u8>),
 }
+
+/// Release pages in steps of this many bytes (fewer system calls).
+const RELEASE_STEP: usize = 32 << 20;
 
 impl Dump {
     pub fn open(path: &Path) -> io::Result<Dump> {
@@ -31,14 +42,72 @@ impl Dump {
                 // SAFETY: the map is read-only; a dump truncated by another process while
                 // mapped would fault, the same risk every mmap-based reader takes.
                 let map = unsafe { Mmap::map(&file)? };
-                #[cfg(unix)]
                 let _ = map.advise(memmap2::Advice::Sequential);
-                Bytes::Mapped(map)
+                Bytes::Mapped(map, file)
             }
         };
         Ok(Dump {
             path: path.to_path_buf(),
             bytes,
+            released: AtomicUsize::new(0),
+        })
+    }
+
+    /// Hands the mapped pages before `offset` back to the kernel. They stay in the page
+    /// cache; touching them again only faults them back in, so this is always safe.
+    pub fn release_before(&self, offset: u64) {
+        let Bytes::Mapped(map, _) = &self.bytes else {
+            return;
+        };
+        let end = (offset as usize).min(map.len()) / RELEASE_STEP * RELEASE_STEP;
+        let start = self.released.load(Ordering::Relaxed);
+        if end > start {
+            // SAFETY: the map is a read-only shared file mapping; after DONTNEED its pages
+            // read back the file's contents, so no reference into it is invalidated.
+            let _ = unsafe {
+                map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
+            };
+            self.released.store(end, Ordering::Relaxed);
+        }
+    }
+
+    /// CRC64 of the first `len` bytes, read through a separate file handle so the map's
+    /// pages are not pulled into this process's resident set.
+    pub fn crc64_prefix(&self, len: usize) -> io::Result<u64> {
+        let mut crc = Crc64::new();
+        match &self.bytes {
+            Bytes::Owned(v) => crc.update(&v[..len]),
+            Bytes::Mapped(_, file) => {
+                let mut file = file.try_clone()?;
+                use std::io::Seek;
+                file.seek(io::SeekFrom::Start(0))?;
+                let mut reader = file.take(len as u64);
+                let mut buf = vec![0u8; 1 << 20];
+                loop {
+                    let n = reader.read(&mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    crc.update(&buf[..n]);
+                }
+            }
+        }
+        Ok(crc.finish())
+    }
+
+    /// Runs `work` while a second thread computes the CRC64 up to where the trailer
+    /// usually starts (8 bytes before the end), for [`crate::scan::DumpScan::finish`].
+    pub fn with_checksum<R>(
+        &self,
+        verify: bool,
+        work: impl FnOnce() -> R,
+    ) -> (Option<(usize, u64)>, R) {
+        let len = self.len().saturating_sub(8);
+        std::thread::scope(|scope| {
+            let crc = verify.then(|| scope.spawn(move || self.crc64_prefix(len)));
+            let result = work();
+            let crc = crc.and_then(|h| h.join().ok()).and_then(Result::ok);
+            (crc.map(|c| (len, c)), result)
         })
     }
 
@@ -52,7 +121,7 @@ impl Deref for Dump {
 
     fn deref(&self) -> &[u8] {
         match &self.bytes {
-            Bytes::Mapped(m) => m,
+            Bytes::Mapped(m, _) => m,
             Bytes::Owned(v) => v,
         }
     }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let stdout = io::stdout().lock();
+    let stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let result = match &cli.command {
         Command::Keys(args) => commands::keys::run(args, stdout),
         Command::Info(args) => commands::info::run(args, stdout),

@@ -1,5 +1,6 @@
-//! One pass over a dump: header and aux fields, per-db counts, checksum verdict, and each
-//! key handed to a caller. `info` and `keys` are both this pass with different callbacks.
+//! One pass over a dump: header and aux fields, per-db counts, checksum verdict, and the
+//! keys, pulled in batches so a caller can work on one batch while the next is scanned.
+//! `info` and `keys` are both this pass.
 
 use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::Function;
@@ -80,9 +81,187 @@ fn owned(s: &RdbString<'_>) -> Result<Vec<u8>, DecodeError> {
     s.to_cow().map(|c| c.into_owned())
 }
 
-/// Scans `data`. `on_key` sees every key with the server profile (known once the aux
-/// fields before the first key are read). `verify_checksum` computes the CRC64 on a
-/// second thread while the scan runs (the consumer need not be `Send`).
+/// A scan in progress: pull keys with [`DumpScan::next_batch`], then [`DumpScan::finish`].
+pub struct DumpScan<'data> {
+    data: &'data [u8],
+    scanner: Option<Scanner<'data>>,
+    info: DumpInfo,
+    profile: Option<ServerProfile>,
+    last_key: Option<(u64, RdbString<'data>)>,
+    /// The stored CRC64 and the length it covers, once the trailer was read.
+    stored_checksum: Option<(u64, usize)>,
+}
+
+impl<'data> DumpScan<'data> {
+    pub fn new(data: &'data [u8]) -> Self {
+        let mut info = DumpInfo {
+            header: None,
+            aux: Vec::new(),
+            dbs: BTreeMap::new(),
+            functions: Vec::new(),
+            module_aux: Vec::new(),
+            slot_infos: 0,
+            keys: 0,
+            file_bytes: data.len() as u64,
+            trailing_bytes: 0,
+            checksum: ChecksumVerdict::NotChecked,
+            last_key: None,
+            error: None,
+        };
+        let scanner = match Scanner::new(data) {
+            Ok(s) => {
+                info.header = Some(s.header());
+                Some(s)
+            }
+            Err(e) => {
+                info.error = Some(e);
+                None
+            }
+        };
+        DumpScan {
+            data,
+            scanner,
+            info,
+            profile: None,
+            last_key: None,
+            stored_checksum: None,
+        }
+    }
+
+    /// The server profile the keys of the latest batch were read under.
+    pub fn profile(&mut self) -> Option<ServerProfile> {
+        if self.profile.is_none() {
+            self.profile = self.info.profile();
+        }
+        self.profile
+    }
+
+    /// What has been learnt so far (keys counted up to the last batch).
+    pub fn info(&self) -> &DumpInfo {
+        &self.info
+    }
+
+    /// Appends up to `max` keys to `batch`. Returns false once the dump is exhausted (EOF
+    /// or damage, see [`DumpScan::finish`]). A batch never spans an aux field, so one
+    /// profile holds for all of its keys.
+    pub fn next_batch(&mut self, batch: &mut Vec<KeyRecord<'data>>, max: usize) -> bool {
+        while batch.len() < max {
+            let Some(scanner) = self.scanner.as_mut() else {
+                return false;
+            };
+            let record = match scanner.next() {
+                Some(Ok(r)) => r,
+                Some(Err(e)) => {
+                    self.info.error = Some(e);
+                    self.scanner = None;
+                    return false;
+                }
+                None => {
+                    self.scanner = None;
+                    return false;
+                }
+            };
+            if let Err(e) = self.absorb(record, batch) {
+                self.info.error = Some(e);
+                self.scanner = None;
+                return false;
+            }
+            if self.profile.is_none() && !batch.is_empty() {
+                // An aux field arrived after keys of this batch: end it here.
+                return true;
+            }
+        }
+        true
+    }
+
+    fn absorb(
+        &mut self,
+        record: Record<'data>,
+        batch: &mut Vec<KeyRecord<'data>>,
+    ) -> Result<(), DecodeError> {
+        match record {
+            Record::Key(k) => {
+                if self.profile.is_none() {
+                    self.profile = self.info.profile();
+                }
+                let counts = self.info.dbs.entry(k.db).or_default();
+                counts.keys += 1;
+                counts.expires += u64::from(k.expire_ms.is_some());
+                self.info.keys += 1;
+                self.last_key = Some((k.db, k.key));
+                batch.push(k);
+            }
+            Record::Aux { key, value } => {
+                self.info.aux.push((owned(&key)?, owned(&value)?));
+                self.profile = None;
+            }
+            Record::SelectDb(db) => {
+                self.info.dbs.entry(db).or_default();
+            }
+            Record::ResizeDb {
+                db_size,
+                expires_size,
+            } => {
+                // RESIZEDB follows SELECTDB; the selected db is the last one entered.
+                if let Some((_, counts)) = self.info.dbs.iter_mut().next_back() {
+                    counts.resize_keys = Some(db_size);
+                    counts.resize_expires = Some(expires_size);
+                }
+            }
+            Record::Function(f) => {
+                let name = match f {
+                    Function::Library { code } => library_name(&code),
+                    Function::PreGa { name, .. } => {
+                        String::from_utf8_lossy(&owned(&name)?).into_owned()
+                    }
+                };
+                self.info.functions.push(name);
+            }
+            Record::ModuleAux(id) => self.info.module_aux.push(id.name()),
+            Record::SlotInfo { .. } => self.info.slot_infos += 1,
+            Record::Eof {
+                checksum,
+                checksummed_len,
+                trailing_bytes,
+            } => {
+                self.info.trailing_bytes = trailing_bytes;
+                self.info.checksum = match checksum {
+                    Checksum::Absent => ChecksumVerdict::Absent,
+                    Checksum::Disabled => ChecksumVerdict::Disabled,
+                    Checksum::Stored(v) => {
+                        self.stored_checksum = Some((v, checksummed_len as usize));
+                        ChecksumVerdict::NotChecked
+                    }
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the scan. `crc` is a CRC64 computed elsewhere (see `Dump::with_checksum`) over
+    /// a prefix of the given length; it is used when it covers exactly the checksummed
+    /// bytes, else the CRC is computed here when `verify` is set.
+    pub fn finish(mut self, verify: bool, crc: Option<(usize, u64)>) -> DumpInfo {
+        if let (true, Some((stored, len))) = (verify, self.stored_checksum) {
+            let computed = match crc {
+                Some((l, c)) if l == len => c,
+                _ => crc64(&self.data[..len]),
+            };
+            self.info.checksum = if computed == stored {
+                ChecksumVerdict::Valid(stored)
+            } else {
+                ChecksumVerdict::Mismatch { stored, computed }
+            };
+        }
+        self.info.last_key = self
+            .last_key
+            .map(|(db, key)| (db, key.to_cow().map(|k| k.into_owned()).unwrap_or_default()));
+        self.info
+    }
+}
+
+/// The whole pass with a per-key callback, for callers that need no batching.
+/// `on_key` sees every key with the server profile it was read under.
 pub fn scan<'data, F>(
     data: &'data [u8],
     verify_checksum: bool,
@@ -91,132 +270,35 @@ pub fn scan<'data, F>(
 where
     F: FnMut(&ServerProfile, &KeyRecord<'data>) -> Result<(), Stop>,
 {
-    let mut info = DumpInfo {
-        header: None,
-        aux: Vec::new(),
-        dbs: BTreeMap::new(),
-        functions: Vec::new(),
-        module_aux: Vec::new(),
-        slot_infos: 0,
-        keys: 0,
-        file_bytes: data.len() as u64,
-        trailing_bytes: 0,
-        checksum: ChecksumVerdict::NotChecked,
-        last_key: None,
-        error: None,
-    };
-    // The usual trailer position; confirmed (or recomputed) when EOF is reached.
-    let guess_len = data.len().saturating_sub(8);
-    let (crc_guess, stop) = std::thread::scope(|scope| {
-        let crc = verify_checksum.then(|| scope.spawn(|| crc64(&data[..guess_len])));
-        let stop = scan_records(data, &mut info, &mut on_key);
-        (crc.and_then(|h| h.join().ok()), stop)
-    });
-    if let Some(Stop::Corrupt(e)) = &stop {
-        info.error = Some(e.clone());
-    }
-    // The scan leaves a stored checksum as provisionally `Valid`; settle it here.
-    if let ChecksumVerdict::Valid(stored) = info.checksum {
-        info.checksum = if verify_checksum {
-            let len = (data.len() as u64 - info.trailing_bytes - 8) as usize;
-            let computed = match crc_guess {
-                Some(c) if len == guess_len => c,
-                _ => crc64(&data[..len]),
-            };
-            if computed == stored {
-                ChecksumVerdict::Valid(stored)
-            } else {
-                ChecksumVerdict::Mismatch { stored, computed }
-            }
-        } else {
-            ChecksumVerdict::NotChecked
-        };
-    }
-    (info, stop)
-}
-
-fn scan_records<'data, F>(data: &'data [u8], info: &mut DumpInfo, on_key: &mut F) -> Option<Stop>
-where
-    F: FnMut(&ServerProfile, &KeyRecord<'data>) -> Result<(), Stop>,
-{
-    let mut scanner = match Scanner::new(data) {
-        Ok(s) => s,
-        Err(e) => return Some(Stop::Corrupt(e)),
-    };
-    info.header = Some(scanner.header());
-    let mut profile: Option<ServerProfile> = None;
-    let mut last_key: Option<(u64, RdbString<'data>)> = None;
-    let stop = scanner.find_map(|record| {
-        let record = match record {
-            Ok(r) => r,
-            Err(e) => return Some(Stop::Corrupt(e)),
-        };
-        let step = (|| -> Result<(), Stop> {
-            match record {
-                Record::Aux { key, value } => {
-                    info.aux.push((
-                        owned(&key).map_err(Stop::Corrupt)?,
-                        owned(&value).map_err(Stop::Corrupt)?,
-                    ));
-                    profile = None;
-                }
-                Record::SelectDb(db) => {
-                    info.dbs.entry(db).or_default();
-                }
-                Record::ResizeDb {
-                    db_size,
-                    expires_size,
-                } => {
-                    // RESIZEDB follows SELECTDB; the last selected db is the largest key.
-                    if let Some((_, counts)) = info.dbs.iter_mut().next_back() {
-                        counts.resize_keys = Some(db_size);
-                        counts.resize_expires = Some(expires_size);
-                    }
-                }
-                Record::Function(f) => {
-                    let name = match f {
-                        Function::Library { code } => library_name(&code),
-                        Function::PreGa { name, .. } => {
-                            String::from_utf8_lossy(&owned(&name).map_err(Stop::Corrupt)?)
-                                .into_owned()
+    let mut dump = DumpScan::new(data);
+    let stop = (|| {
+        let mut batch = Vec::new();
+        let mut handed = 0u64;
+        let mut last_handed = None;
+        loop {
+            batch.clear();
+            let more = dump.next_batch(&mut batch, 1024);
+            if let Some(profile) = dump.profile() {
+                for record in &batch {
+                    if let Err(stop) = on_key(&profile, record) {
+                        // The failing key and those scanned after it do not count as read.
+                        dump.info.keys = handed;
+                        dump.last_key = last_handed;
+                        if let Stop::Corrupt(e) = &stop {
+                            dump.info.error = Some(e.clone());
                         }
-                    };
-                    info.functions.push(name);
-                }
-                Record::ModuleAux(id) => info.module_aux.push(id.name()),
-                Record::SlotInfo { .. } => info.slot_infos += 1,
-                Record::Key(k) => {
-                    let p = *profile.get_or_insert_with(|| {
-                        info.profile().expect("header parsed before any key")
-                    });
-                    on_key(&p, &k)?;
-                    let counts = info.dbs.entry(k.db).or_default();
-                    counts.keys += 1;
-                    counts.expires += u64::from(k.expire_ms.is_some());
-                    info.keys += 1;
-                    last_key = Some((k.db, k.key));
-                }
-                Record::Eof {
-                    checksum,
-                    trailing_bytes,
-                    ..
-                } => {
-                    info.trailing_bytes = trailing_bytes;
-                    info.checksum = match checksum {
-                        Checksum::Absent => ChecksumVerdict::Absent,
-                        Checksum::Disabled => ChecksumVerdict::Disabled,
-                        // Provisional: `scan` compares it with the computed CRC.
-                        Checksum::Stored(v) => ChecksumVerdict::Valid(v),
-                    };
+                        return Some(stop);
+                    }
+                    handed += 1;
+                    last_handed = Some((record.db, record.key));
                 }
             }
-            Ok(())
-        })();
-        step.err()
-    });
-    info.last_key =
-        last_key.map(|(db, key)| (db, key.to_cow().map(|k| k.into_owned()).unwrap_or_default()));
-    stop
+            if !more {
+                return dump.info.error.clone().map(Stop::Corrupt);
+            }
+        }
+    })();
+    (dump.finish(verify_checksum, None), stop)
 }
 
 /// The library name from a function library's code (`#!lua name=mylib`).

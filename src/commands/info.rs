@@ -4,14 +4,24 @@ use super::{describe_damage, Outcome};
 use crate::cli::{InfoArgs, InfoFormat};
 use crate::input::Dump;
 use crate::report::info;
-use crate::scan::{scan, ChecksumVerdict, Stop};
+use crate::scan::{ChecksumVerdict, DumpScan};
 use std::io::{self, Write};
 
 pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     let dump = Dump::open(&args.dump)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", args.dump.display())))?;
     let name = dump.display_name();
-    let (info, stop) = scan(&dump, true, |_, _| Ok(()));
+    let mut scan = DumpScan::new(&dump);
+    let (crc, ()) = dump.with_checksum(true, || {
+        let mut batch = Vec::with_capacity(4096);
+        while scan.next_batch(&mut batch, 4096) {
+            if let Some(last) = batch.last() {
+                dump.release_before(last.offset);
+            }
+            batch.clear();
+        }
+    });
+    let info = scan.finish(true, crc);
     match args.format {
         InfoFormat::Text => out.write_all(info::text(&name, &info).as_bytes())?,
         InfoFormat::Json => {
@@ -21,8 +31,9 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     }
     out.flush()?;
     let mut outcome = Outcome::Clean;
-    if let Some(Stop::Corrupt(e)) = &stop {
-        eprintln!("rdbscope: {}", describe_damage(&name, e, &info));
+    if let Some(e) = &info.error {
+        let last = info.last_key.as_ref().map(|(db, k)| (*db, k.as_slice()));
+        eprintln!("rdbscope: {}", describe_damage(&name, e, last, info.keys));
         outcome = Outcome::Failed;
     }
     if matches!(info.checksum, ChecksumVerdict::Mismatch { .. }) {

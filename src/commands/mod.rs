@@ -5,7 +5,6 @@ pub mod keys;
 
 use crate::rdb::DecodeError;
 use crate::report::escape::escape_key;
-use crate::scan::DumpInfo;
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,13 +18,17 @@ pub enum Outcome {
 }
 
 /// The message for a damaged dump: what, where, and the last key read whole.
-pub fn describe_damage(name: &str, err: &DecodeError, info: &DumpInfo) -> String {
+pub fn describe_damage(
+    name: &str,
+    err: &DecodeError,
+    last_key: Option<(u64, &[u8])>,
+    keys_read: u64,
+) -> String {
     let mut msg = format!("{name}: {err}");
-    match &info.last_key {
+    match last_key {
         Some((db, key)) => msg.push_str(&format!(
-            "; last good key: \"{}\" (db {db}); {} keys read before the damage",
+            "; last good key: \"{}\" (db {db}); {keys_read} keys read before the damage",
             escape_key(key),
-            info.keys
         )),
         None => msg.push_str("; no key was read before the damage"),
     }

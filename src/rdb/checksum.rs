@@ -4,11 +4,34 @@
 use crc::{Crc, Table, CRC_16_XMODEM, CRC_64_REDIS};
 
 const CRC64: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC_64_REDIS);
-const CRC16: Crc<u16> = Crc::<u16>::new(&CRC_16_XMODEM);
+const CRC16: Crc<u16, Table<16>> = Crc::<u16, Table<16>>::new(&CRC_16_XMODEM);
 
 /// The checksum Redis writes after the EOF opcode, over `data` (header to EOF byte).
 pub fn crc64(data: &[u8]) -> u64 {
     CRC64.checksum(data)
+}
+
+/// CRC64 over data that arrives in pieces.
+pub struct Crc64(crc::Digest<'static, u64, Table<16>>);
+
+impl Crc64 {
+    pub fn new() -> Self {
+        Crc64(CRC64.digest())
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    pub fn finish(self) -> u64 {
+        self.0.finalize()
+    }
+}
+
+impl Default for Crc64 {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The cluster hash slot of a key: CRC16 of the key, or of the first non-empty `{tag}`.

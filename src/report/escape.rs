@@ -7,6 +7,10 @@ use std::fmt::Write;
 /// Printable UTF-8 stays as is; control characters, invalid UTF-8 and backslashes become
 /// `\xNN` (backslash as `\\`), so the text is one line and maps back to the bytes.
 pub fn escape_key(key: &[u8]) -> Cow<'_, str> {
+    // Most keys are printable ASCII: one pass, no decoding.
+    if key.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'\\') {
+        return Cow::Borrowed(std::str::from_utf8(key).expect("printable ASCII is UTF-8"));
+    }
     if let Ok(text) = std::str::from_utf8(key) {
         if !text.chars().any(needs_escape) {
             return Cow::Borrowed(text);
