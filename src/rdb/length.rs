@@ -145,8 +145,25 @@ pub fn read_count(r: &mut Bytes<'_>, min_bytes_each: u64, reading: &'static str)
     Ok(n)
 }
 
-#[inline]
+/// Reads a string. Short raw strings (6-bit length, most keys and small values) take an
+/// inlined fast path; everything else goes through [`read_string_general`].
+#[inline(always)]
 pub fn read_string<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
+    if let Ok(first) = r.peek_u8(reading) {
+        if first < 0x40 {
+            let mut fast = *r;
+            fast.read_u8(reading)?;
+            if let Ok(bytes) = fast.read_bytes(u64::from(first), reading) {
+                *r = fast;
+                return Ok(RdbString::Raw(bytes));
+            }
+        }
+    }
+    read_string_general(r, reading)
+}
+
+#[inline(never)]
+fn read_string_general<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
     let at = r.offset();
     match read_length_or_encoding(r, reading)? {
         LengthOrEncoding::Length(n) => Ok(RdbString::Raw(r.read_bytes(n, reading)?)),
