@@ -3,7 +3,9 @@
 use crate::filter::{glob_to_regex, KeyFilter};
 use crate::rdb::RedisType;
 use crate::report::keys::{Compat, KeysFormat};
+use crate::server::Version;
 use clap::{Args, Parser, Subcommand};
+use std::io;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -64,6 +66,36 @@ impl FilterArgs {
     }
 }
 
+/// Options every analysing command takes: filters and the server model.
+#[derive(Args, Debug)]
+pub struct CommonArgs {
+    /// Model this server version instead of the dump's `redis-ver` (e.g. 7.2.4).
+    #[arg(long, value_name = "X.Y.Z")]
+    pub redis_version: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+impl CommonArgs {
+    pub fn version_override(&self) -> io::Result<Option<Version>> {
+        self.redis_version
+            .as_deref()
+            .map(|v| {
+                Version::parse(v)
+                    .ok_or_else(|| invalid(format!("--redis-version {v:?} is not X.Y.Z")))
+            })
+            .transpose()
+    }
+
+    pub fn filter(&self) -> io::Result<KeyFilter> {
+        self.filter.build().map_err(invalid)
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct KeysArgs {
     /// Dump files (`-` for standard input).
@@ -74,14 +106,11 @@ pub struct KeysArgs {
     /// Write another tool's columns instead.
     #[arg(long, value_enum)]
     pub compat: Option<Compat>,
-    /// Model this server version instead of the dump's `redis-ver` (e.g. 7.2.4).
-    #[arg(long, value_name = "X.Y.Z")]
-    pub redis_version: Option<String>,
     /// Do not verify the CRC64 trailer.
     #[arg(long)]
     pub skip_checksum: bool,
     #[command(flatten)]
-    pub filter: FilterArgs,
+    pub common: CommonArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

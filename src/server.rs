@@ -177,7 +177,7 @@ impl ServerProfile {
                     ListQuicklist2 | ListQuicklist => s.list_nodes == 1 && s.plain_nodes == 0,
                     _ => s.plain_nodes == 0,
                 };
-                let fits = s.listpack_estimate + 7 <= l.list_node_bytes()
+                let fits = s.listpack_estimate.saturating_add(7) <= l.list_node_bytes()
                     && elements <= l.list_node_entries();
                 if self.listpack_lists_and_sets() && single_node && fits {
                     "listpack"

@@ -8,10 +8,22 @@ use rdbscope::scan::ChecksumVerdict;
 
 /// Dumps a correct reader must reject, and a phrase its error must contain.
 const REJECTED: &[(&str, &str)] = &[
-    ("peers/redis-librdb/future_v19.rdb", "unsupported RDB version 99 at offset 5"),
-    ("peers/redis-librdb/redis_ent_opcode_ram_lru.rdb", "unsupported type 107 (RDB v12)"),
-    ("peers/redis-replicator/module.rdb", "pre-GA module value (type 6) cannot be skipped"),
-    ("peers/redis-tests-assets/corrupt_ziplist.rdb", "reading ziplist header"),
+    (
+        "peers/redis-librdb/future_v19.rdb",
+        "unsupported RDB version 99 at offset 5",
+    ),
+    (
+        "peers/redis-librdb/redis_ent_opcode_ram_lru.rdb",
+        "unsupported type 107 (RDB v12)",
+    ),
+    (
+        "peers/redis-replicator/module.rdb",
+        "pre-GA module value (type 6) cannot be skipped",
+    ),
+    (
+        "peers/redis-tests-assets/corrupt_ziplist.rdb",
+        "reading ziplist header",
+    ),
 ];
 
 #[test]
@@ -24,7 +36,9 @@ fn every_peer_and_real_dump_parses_or_is_rejected_with_a_reason() {
         let (rows, info, stop) = read_rows(&bytes);
         match REJECTED.iter().find(|(n, _)| *n == name) {
             Some((_, phrase)) => {
-                let err = info.error.unwrap_or_else(|| panic!("{name} should be rejected"));
+                let err = info
+                    .error
+                    .unwrap_or_else(|| panic!("{name} should be rejected"));
                 assert!(err.to_string().contains(phrase), "{name}: {err}");
             }
             None => {
@@ -36,7 +50,9 @@ fn every_peer_and_real_dump_parses_or_is_rejected_with_a_reason() {
                     }
                     _ => matches!(
                         info.checksum,
-                        ChecksumVerdict::Valid(_) | ChecksumVerdict::Disabled | ChecksumVerdict::Absent
+                        ChecksumVerdict::Valid(_)
+                            | ChecksumVerdict::Disabled
+                            | ChecksumVerdict::Absent
                     ),
                 };
                 assert!(ok, "{name}: checksum {:?}", info.checksum);
@@ -51,19 +67,30 @@ fn every_peer_and_real_dump_parses_or_is_rejected_with_a_reason() {
 
 #[test]
 fn checksum_verdicts() {
-    let verdict = |p: &str| read_rows(&std::fs::read(testdata().join(p)).unwrap()).1.checksum;
-    assert!(matches!(verdict("real/redis-7.4.1-alltypes.rdb"), ChecksumVerdict::Valid(_)));
+    let verdict = |p: &str| {
+        read_rows(&std::fs::read(testdata().join(p)).unwrap())
+            .1
+            .checksum
+    };
+    assert!(matches!(
+        verdict("real/redis-7.4.1-alltypes.rdb"),
+        ChecksumVerdict::Valid(_)
+    ));
     assert_eq!(
         verdict("real/redis-7.4.1-alltypes-nocompress-nochecksum.rdb"),
         ChecksumVerdict::Disabled
     );
-    assert_eq!(verdict("peers/redis-rdb-tools/dictionary.rdb"), ChecksumVerdict::Absent);
+    assert_eq!(
+        verdict("peers/redis-rdb-tools/dictionary.rdb"),
+        ChecksumVerdict::Absent
+    );
     assert!(matches!(
         verdict("corrupt/wrong-checksum.rdb"),
         ChecksumVerdict::Mismatch { .. }
     ));
     // Redis stops reading after the trailer; so do we, and say how much was left.
-    let (_, info, stop) = read_rows(&std::fs::read(testdata().join("corrupt/trailing-garbage.rdb")).unwrap());
+    let (_, info, stop) =
+        read_rows(&std::fs::read(testdata().join("corrupt/trailing-garbage.rdb")).unwrap());
     assert!(stop.is_none());
     assert_eq!(info.trailing_bytes, 9);
     assert!(matches!(info.checksum, ChecksumVerdict::Valid(_)));
@@ -71,13 +98,17 @@ fn checksum_verdicts() {
 
 #[test]
 fn valkey_9_hash_with_field_ttls() {
-    let bytes = std::fs::read(testdata().join("peers/hdt3213-rdb/valkey_hash2_with_hfe.rdb")).unwrap();
+    let bytes =
+        std::fs::read(testdata().join("peers/hdt3213-rdb/valkey_hash2_with_hfe.rdb")).unwrap();
     let (rows, info, stop) = read_rows(&bytes);
     assert!(stop.is_none(), "{:?}", info.error);
     assert_eq!(info.header.unwrap().magic(), "VALKEY080");
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].key, b"hash2-hfe");
-    assert_eq!((rows[0].type_name.as_str(), rows[0].elements), ("hash", Some(3)));
+    assert_eq!(
+        (rows[0].type_name.as_str(), rows[0].elements),
+        ("hash", Some(3))
+    );
     assert_eq!(rows[0].encoding, "hashtable");
 }
 
@@ -88,5 +119,8 @@ fn module_values_report_the_module_type_name() {
     assert!(stop.is_none());
     let modules: Vec<_> = rows.iter().filter(|r| r.elements.is_none()).collect();
     assert!(!modules.is_empty());
-    assert!(modules.iter().all(|r| r.type_name == "hellotype"), "{modules:?}");
+    assert!(
+        modules.iter().all(|r| r.type_name == "hellotype"),
+        "{modules:?}"
+    );
 }

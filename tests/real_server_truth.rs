@@ -11,7 +11,11 @@ use std::collections::BTreeMap;
 #[test]
 fn every_real_dump_matches_its_server() {
     let dumps = dumps_in("real");
-    assert!(dumps.len() >= 15, "expected the 15 real dumps, found {}", dumps.len());
+    assert!(
+        dumps.len() >= 15,
+        "expected the 15 real dumps, found {}",
+        dumps.len()
+    );
     let mut mismatches = Vec::new();
     let mut compared = 0;
     for dump in &dumps {
@@ -27,7 +31,9 @@ fn every_real_dump_matches_its_server() {
                 let v: Value = serde_json::from_str(l).unwrap();
                 let key = v["key"].as_str().unwrap();
                 let key = if v["key_is_base64"].as_bool().unwrap() {
-                    base64::engine::general_purpose::STANDARD.decode(key).unwrap()
+                    base64::engine::general_purpose::STANDARD
+                        .decode(key)
+                        .unwrap()
                 } else {
                     key.as_bytes().to_vec()
                 };
@@ -37,19 +43,37 @@ fn every_real_dump_matches_its_server() {
         assert_eq!(rows.len(), truth.len(), "{name}: key count");
         for row in &rows {
             let Some(t) = truth.get(&(row.db, row.key.clone())) else {
-                mismatches.push(format!("{name}: unexpected key {:?}", String::from_utf8_lossy(&row.key)));
+                mismatches.push(format!(
+                    "{name}: unexpected key {:?}",
+                    String::from_utf8_lossy(&row.key)
+                ));
                 continue;
             };
             compared += 1;
             let key = String::from_utf8_lossy(&row.key);
             let mut check = |what: &str, ours: String, theirs: String| {
                 if ours != theirs {
-                    mismatches.push(format!("{name} db{} {key}: {what} ours={ours} server={theirs}", row.db));
+                    mismatches.push(format!(
+                        "{name} db{} {key}: {what} ours={ours} server={theirs}",
+                        row.db
+                    ));
                 }
             };
-            check("type", row.type_name.clone(), t["type"].as_str().unwrap().to_string());
-            check("encoding", row.encoding.clone(), t["encoding"].as_str().unwrap().to_string());
-            check("elements", format!("{:?}", row.elements), format!("{:?}", t["len"].as_u64()));
+            check(
+                "type",
+                row.type_name.clone(),
+                t["type"].as_str().unwrap().to_string(),
+            );
+            check(
+                "encoding",
+                row.encoding.clone(),
+                t["encoding"].as_str().unwrap().to_string(),
+            );
+            check(
+                "elements",
+                format!("{:?}", row.elements),
+                format!("{:?}", t["len"].as_u64()),
+            );
             let pexpiretime = t["pexpiretime"].as_i64().unwrap();
             check(
                 "expiry",
@@ -57,7 +81,11 @@ fn every_real_dump_matches_its_server() {
                 format!("{:?}", (pexpiretime >= 0).then_some(pexpiretime)),
             );
             if let Some(freq) = t["freq"].as_u64() {
-                check("lfu_freq", format!("{:?}", row.lfu_freq), format!("{:?}", Some(freq as u8)));
+                check(
+                    "lfu_freq",
+                    format!("{:?}", row.lfu_freq),
+                    format!("{:?}", Some(freq as u8)),
+                );
             }
             if let Some(idle) = t["idle"].as_u64() {
                 // Captured just before SAVE; the dump's IDLE is taken during it.
@@ -68,7 +96,12 @@ fn every_real_dump_matches_its_server() {
             }
         }
     }
-    assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
     assert!(compared > 500, "compared only {compared} keys");
     eprintln!("compared {compared} keys across {} real dumps", dumps.len());
 }

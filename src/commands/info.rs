@@ -1,8 +1,9 @@
 //! `rdbscope info`: what the dump says about itself.
 
-use super::{describe_damage, Outcome};
+use super::Outcome;
 use crate::cli::{InfoArgs, InfoFormat};
 use crate::input::Dump;
+use crate::pipeline::Damage;
 use crate::report::info;
 use crate::scan::{ChecksumVerdict, DumpScan};
 use std::io::{self, Write};
@@ -31,9 +32,13 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     }
     out.flush()?;
     let mut outcome = Outcome::Clean;
-    if let Some(e) = &info.error {
-        let last = info.last_key.as_ref().map(|(db, k)| (*db, k.as_slice()));
-        eprintln!("rdbscope: {}", describe_damage(&name, e, last, info.keys));
+    if let Some(error) = &info.error {
+        let damage = Damage {
+            error: error.clone(),
+            last_key: info.last_key.clone(),
+            keys_read: info.keys,
+        };
+        eprintln!("rdbscope: {}", damage.describe(&name));
         outcome = Outcome::Failed;
     }
     if matches!(info.checksum, ChecksumVerdict::Mismatch { .. }) {

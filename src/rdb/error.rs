@@ -32,6 +32,9 @@ pub struct DecodeError {
     /// What was being read (e.g. "listpack entry", "string length").
     pub reading: &'static str,
     pub problem: Problem,
+    /// The damage is inside an LZF-compressed blob that starts at `offset`: positions
+    /// within the decompressed bytes have no place in the file.
+    pub in_compressed_blob: bool,
 }
 
 impl DecodeError {
@@ -40,7 +43,15 @@ impl DecodeError {
             offset,
             reading,
             problem,
+            in_compressed_blob: false,
         }
+    }
+
+    /// The same error, placed at the start of the compressed blob it was found in.
+    pub fn inside_compressed_blob(mut self, blob_offset: u64) -> Self {
+        self.offset = blob_offset;
+        self.in_compressed_blob = true;
+        self
     }
 
     pub fn malformed(offset: u64, reading: &'static str, message: impl Into<String>) -> Self {
@@ -68,9 +79,14 @@ impl fmt::Display for Problem {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inside = if self.in_compressed_blob {
+            " inside the LZF-compressed blob"
+        } else {
+            ""
+        };
         write!(
             f,
-            "{} at offset {} (reading {})",
+            "{}{inside} at offset {} (reading {})",
             self.problem, self.offset, self.reading
         )
     }

@@ -42,6 +42,19 @@ impl<'data> RdbString<'data> {
         self.len() == 0
     }
 
+    /// Checks that an LZF string really decompresses to its declared length (raw and
+    /// integer strings are valid by construction).
+    pub fn validate(&self) -> Result<()> {
+        match *self {
+            RdbString::Lzf {
+                compressed,
+                len,
+                offset,
+            } => lzf::validate(compressed, len, offset),
+            _ => Ok(()),
+        }
+    }
+
     /// The bytes, borrowed when stored raw, else rendered into `scratch`.
     pub fn bytes<'s>(&self, scratch: &'s mut Vec<u8>) -> Result<&'s [u8]>
     where
@@ -163,7 +176,10 @@ pub fn read_string<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result
 }
 
 #[inline(never)]
-fn read_string_general<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
+fn read_string_general<'data>(
+    r: &mut Bytes<'data>,
+    reading: &'static str,
+) -> Result<RdbString<'data>> {
     let at = r.offset();
     match read_length_or_encoding(r, reading)? {
         LengthOrEncoding::Length(n) => Ok(RdbString::Raw(r.read_bytes(n, reading)?)),

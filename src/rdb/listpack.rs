@@ -140,7 +140,7 @@ pub fn entry_size(element: Element<'_>) -> u64 {
             None => string_entry_body(b.len() as u64),
         },
     };
-    body + backlen_size(body)
+    body.saturating_add(backlen_size(body))
 }
 
 /// Encoding plus data bytes of a string entry of `len` bytes.
@@ -148,7 +148,7 @@ pub fn string_entry_body(len: u64) -> u64 {
     match len {
         0..=63 => 1 + len,
         64..=4095 => 2 + len,
-        _ => 5 + len,
+        _ => len.saturating_add(5),
     }
 }
 

@@ -27,19 +27,24 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
         ));
     }
     let expected = expected as usize;
-    out.reserve(expected);
+    // Reserve what the input plausibly expands to; a lying header only costs regrowth.
+    out.reserve(expected.min(input.len().saturating_mul(4) + 4096));
     let mut i = 0usize;
     let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
     while i < input.len() {
+        let start = i;
         let ctrl = input[i] as usize;
         i += 1;
         if ctrl < 32 {
             let run = ctrl + 1;
             if i + run > input.len() {
-                return Err(fail("literal run past the end of the compressed data", i));
+                return Err(fail(
+                    "literal run past the end of the compressed data",
+                    start,
+                ));
             }
             if out.len() + run > expected {
-                return Err(fail("decompresses to more than the declared length", i));
+                return Err(fail("decompresses to more than the declared length", start));
             }
             out.extend_from_slice(&input[i..i + run]);
             i += run;
@@ -47,22 +52,22 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
             let mut len = ctrl >> 5;
             if len == 7 {
                 let Some(&extra) = input.get(i) else {
-                    return Err(fail("back reference length past the end", i));
+                    return Err(fail("back reference length past the end", start));
                 };
                 len += extra as usize;
                 i += 1;
             }
             let Some(&low) = input.get(i) else {
-                return Err(fail("back reference offset past the end", i));
+                return Err(fail("back reference offset past the end", start));
             };
             i += 1;
             let distance = ((ctrl & 0x1f) << 8) + low as usize + 1;
             let len = len + 2;
             if distance > out.len() {
-                return Err(fail("back reference before the start of the output", i));
+                return Err(fail("back reference before the start of the output", start));
             }
             if out.len() + len > expected {
-                return Err(fail("decompresses to more than the declared length", i));
+                return Err(fail("decompresses to more than the declared length", start));
             }
             let start = out.len() - distance;
             if distance >= len {
@@ -85,6 +90,60 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
     Ok(())
 }
 
+/// Checks that `input` is a well-formed LZF stream decompressing to exactly `expected`
+/// bytes, without producing them: the walk touches only the instruction bytes, so a
+/// string's declared length can be trusted at a fraction of the cost of decompressing.
+pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
+    const READING: &str = "LZF-compressed string";
+    let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
+    let mut produced = 0u64;
+    let mut i = 0usize;
+    while i < input.len() {
+        let start = i;
+        let ctrl = input[i] as usize;
+        i += 1;
+        if ctrl < 32 {
+            i += ctrl + 1;
+            if i > input.len() {
+                return Err(fail(
+                    "literal run past the end of the compressed data",
+                    start,
+                ));
+            }
+            produced += ctrl as u64 + 1;
+        } else {
+            let mut len = ctrl >> 5;
+            if len == 7 {
+                let Some(&extra) = input.get(i) else {
+                    return Err(fail("back reference length past the end", start));
+                };
+                len += extra as usize;
+                i += 1;
+            }
+            let Some(&low) = input.get(i) else {
+                return Err(fail("back reference offset past the end", start));
+            };
+            i += 1;
+            let distance = (((ctrl & 0x1f) << 8) + low as usize + 1) as u64;
+            if distance > produced {
+                return Err(fail("back reference before the start of the output", start));
+            }
+            produced += len as u64 + 2;
+        }
+        if produced > expected {
+            return Err(fail("decompresses to more than the declared length", start));
+        }
+    }
+    if produced != expected {
+        return Err(DecodeError::malformed(
+            offset,
+            READING,
+            format!("decompresses to {produced} bytes, {expected} declared"),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +155,16 @@ mod tests {
         let mut out = Vec::new();
         decompress_into(&input, 8, 0, &mut out).unwrap();
         assert_eq!(out, b"abababab");
+    }
+
+    #[test]
+    fn validation_agrees_with_decompression() {
+        let input = [0x01, b'a', b'b', (4 << 5), 0x01];
+        assert!(validate(&input, 8, 0).is_ok());
+        assert!(validate(&input, 9, 0).is_err());
+        assert!(validate(&input, 7, 0).is_err());
+        // A back reference reaching before the first byte.
+        assert!(validate(&[(1 << 5), 0x00], 3, 0).is_err());
     }
 
     #[test]

@@ -63,9 +63,12 @@ impl ValueSummary {
         }
     }
 
+    /// Accounts a plain string element, checking an LZF one's declared length.
     #[inline]
-    fn string(&mut self, s: &RdbString<'_>) {
+    fn string(&mut self, s: &RdbString<'_>) -> Result<()> {
+        s.validate()?;
         self.element_len(s.len());
+        Ok(())
     }
 }
 
@@ -95,11 +98,16 @@ pub fn summarize_value(
     Ok(s)
 }
 
-/// The bytes of a string that holds a container blob, decompressed if needed.
-fn blob<'s>(s: RdbString<'s>, at: u64, scratch: &'s mut Vec<u8>) -> Result<(&'s [u8], u64)> {
+/// The bytes of a string that holds a container blob, decompressed if needed, and the
+/// offset of the compressed blob when it was (errors inside it are placed there).
+fn blob<'s>(
+    s: RdbString<'s>,
+    at: u64,
+    scratch: &'s mut Vec<u8>,
+) -> Result<(&'s [u8], u64, Option<u64>)> {
     match s {
-        RdbString::Raw(b) => Ok((b, at)),
-        RdbString::Lzf { offset, .. } => Ok((s.bytes(scratch)?, offset)),
+        RdbString::Raw(b) => Ok((b, at, None)),
+        RdbString::Lzf { offset, .. } => Ok((s.bytes(scratch)?, offset, Some(offset))),
         RdbString::Int(_) => Err(DecodeError::malformed(
             at,
             "container blob",
@@ -125,8 +133,16 @@ fn listpack_entry_size(s: &RdbString<'_>) -> u64 {
         RdbString::Int(v) => listpack::entry_size(Element::Int(v)),
         RdbString::Lzf { len, .. } => {
             let body = listpack::string_entry_body(len);
-            body + listpack::backlen_size(body)
+            body.saturating_add(listpack::backlen_size(body))
         }
+    }
+}
+
+/// Places an error found in decompressed bytes at the compressed blob it came from.
+fn locate<T>(result: Result<T>, compressed_at: Option<u64>) -> Result<T> {
+    match compressed_at {
+        Some(at) => result.map_err(|e| e.inside_compressed_blob(at)),
+        None => result,
     }
 }
 
@@ -182,6 +198,7 @@ fn walk<const DEEP: bool>(
         String => {
             let v = read_string(r, "string value")?;
             if DEEP {
+                v.validate()?;
                 s.elements = Some(v.len());
                 s.largest_element = v.len();
                 s.string_is_integer = v.len() <= 20 && string_is_integer(&v);
@@ -192,9 +209,10 @@ fn walk<const DEEP: bool>(
             for _ in 0..n {
                 let e = read_string(r, "collection element")?;
                 if DEEP {
-                    s.string(&e);
+                    s.string(&e)?;
                     s.all_integers &= string_is_integer(&e);
-                    s.listpack_estimate += listpack_entry_size(&e);
+                    s.listpack_estimate =
+                        s.listpack_estimate.saturating_add(listpack_entry_size(&e));
                 }
             }
             s.elements = Some(n);
@@ -204,7 +222,7 @@ fn walk<const DEEP: bool>(
             for _ in 0..n {
                 let member = read_string(r, "sorted set member")?;
                 if DEEP {
-                    s.string(&member);
+                    s.string(&member)?;
                 }
                 if vt == ZSetBinary {
                     r.skip(8, "sorted set score")?;
@@ -223,8 +241,8 @@ fn walk<const DEEP: bool>(
                 let field = read_string(r, "hash field")?;
                 let value = read_string(r, "hash value")?;
                 if DEEP {
-                    s.string(&field);
-                    s.string(&value);
+                    s.string(&field)?;
+                    s.string(&value)?;
                 }
             }
             s.elements = Some(n);
@@ -239,8 +257,8 @@ fn walk<const DEEP: bool>(
                 let field = read_string(r, "hash field")?;
                 let value = read_string(r, "hash value")?;
                 if DEEP {
-                    s.string(&field);
-                    s.string(&value);
+                    s.string(&field)?;
+                    s.string(&value)?;
                     s.fields_with_ttl += u64::from(ttl != 0);
                 }
             }
@@ -253,8 +271,8 @@ fn walk<const DEEP: bool>(
                 let value = read_string(r, "hash value")?;
                 let expiry = r.read_u64_le("hash field expiry")?;
                 if DEEP {
-                    s.string(&field);
-                    s.string(&value);
+                    s.string(&field)?;
+                    s.string(&value)?;
                     s.fields_with_ttl += u64::from(expiry != u64::MAX);
                 }
             }
@@ -296,27 +314,26 @@ fn walk<const DEEP: bool>(
                 if DEEP {
                     if plain {
                         s.plain_nodes += 1;
-                        s.string(&node);
+                        s.string(&node)?;
                         elements += 1;
-                        s.listpack_estimate += listpack_entry_size(&node);
+                        s.listpack_estimate = s
+                            .listpack_estimate
+                            .saturating_add(listpack_entry_size(&node));
                     } else {
-                        let (bytes, origin) = blob(node, at, &mut scratch.blob)?;
-                        let mut est = 0;
+                        let (bytes, origin, compressed) = blob(node, at, &mut scratch.blob)?;
+                        let mut est = 0u64;
                         let mut largest = s.largest_element;
+                        let mut visit = |_: usize, e: Element<'_>| {
+                            largest = largest.max(e.len());
+                            est = est.saturating_add(listpack::entry_size(e));
+                        };
                         let n = if vt == ListQuicklist2 {
-                            for_each_listpack(bytes, origin, |_, e| {
-                                largest = largest.max(e.len());
-                                est += listpack::entry_size(e);
-                            })?
-                            .0
+                            locate(for_each_listpack(bytes, origin, &mut visit), compressed)?.0
                         } else {
-                            for_each_ziplist(bytes, origin, |_, e| {
-                                largest = largest.max(e.len());
-                                est += listpack::entry_size(e);
-                            })?
+                            locate(for_each_ziplist(bytes, origin, &mut visit), compressed)?
                         };
                         s.largest_element = largest;
-                        s.listpack_estimate += est;
+                        s.listpack_estimate = s.listpack_estimate.saturating_add(est);
                         elements += n;
                     }
                 }
@@ -334,8 +351,8 @@ fn walk<const DEEP: bool>(
             let at = r.offset();
             let container = read_string(r, "container blob")?;
             if DEEP {
-                let (bytes, origin) = blob(container, at, &mut scratch.blob)?;
-                summarize_container(vt, bytes, origin, s)?;
+                let (bytes, origin, compressed) = blob(container, at, &mut scratch.blob)?;
+                locate(summarize_container(vt, bytes, origin, s), compressed)?;
             }
         }
         Stream(version) => walk_stream::<DEEP>(version, r, scratch, s)?,
@@ -363,10 +380,10 @@ fn summarize_container(
             s.elements = Some(n);
         }
         ListZiplist => {
-            let mut est = 0;
+            let mut est = 0u64;
             let n = for_each_ziplist(bytes, origin, |_, e| {
                 largest = largest.max(e.len());
-                est += listpack::entry_size(e);
+                est = est.saturating_add(listpack::entry_size(e));
             })?;
             s.listpack_estimate = est;
             s.elements = Some(n);
@@ -448,13 +465,14 @@ fn walk_stream<const DEEP: bool>(
         let at = r.offset();
         let lp = read_string(r, "stream node listpack")?;
         if DEEP {
-            let (bytes, origin) = blob(lp, at, &mut scratch.blob)?;
+            let (bytes, origin, compressed) = blob(lp, at, &mut scratch.blob)?;
             let mut largest = s.largest_element;
-            let (_, total) = for_each_listpack(bytes, origin, |_, e| {
+            let listed = for_each_listpack(bytes, origin, |_, e| {
                 if let Element::Bytes(b) = e {
                     largest = largest.max(b.len() as u64);
                 }
-            })?;
+            });
+            let (_, total) = locate(listed, compressed)?;
             s.largest_element = largest;
             st.listpack_bytes += total;
         }

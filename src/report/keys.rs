@@ -97,7 +97,9 @@ fn csv_text(out: &mut Vec<u8>, text: &str) {
 
 fn csv_key(out: &mut Vec<u8>, key: &[u8]) {
     // Most keys are printable ASCII that needs neither escaping, quoting nor neutralising.
-    let plain = key.iter().all(|&b| (0x20..0x7f).contains(&b) && !matches!(b, b'\\' | b',' | b'"'))
+    let plain = key
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && !matches!(b, b'\\' | b',' | b'"'))
         && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@'));
     if plain {
         out.extend_from_slice(key);

@@ -1,0 +1,183 @@
+//! The analysis pass every command shares: scan a dump in batches and analyse each batch
+//! on the rayon pool while the next one is scanned.
+//!
+//! An RDB file has no index, so scanning is sequential; analysing a key (walking its
+//! value, modelling its encoding and memory, rendering or aggregating) is not. The scanner
+//! reads batch N+1 while the pool folds batch N in chunks; chunk results reach the caller
+//! in file order, so streamed rows keep the dump's order and aggregates merge
+//! deterministically.
+
+use crate::analyze::KeyStats;
+use crate::filter::KeyFilter;
+use crate::input::Dump;
+use crate::rdb::{DecodeError, KeyRecord, Scratch};
+use crate::report::escape::escape_key;
+use crate::scan::{DumpInfo, DumpScan};
+use crate::server::{ServerProfile, Version};
+use rayon::prelude::*;
+use std::io;
+
+/// Keys scanned ahead while the previous batch is analysed.
+const BATCH: usize = 16 * 1024;
+/// Keys one rayon task analyses.
+const CHUNK: usize = 1024;
+
+#[derive(Default)]
+pub struct Options {
+    pub verify_checksum: bool,
+    /// Model this server version instead of the dump's `redis-ver`.
+    pub version_override: Option<Version>,
+    pub filter: KeyFilter,
+}
+
+/// Where a dump turned out damaged, and what was read whole before it.
+#[derive(Debug, Clone)]
+pub struct Damage {
+    pub error: DecodeError,
+    pub last_key: Option<(u64, Vec<u8>)>,
+    pub keys_read: u64,
+}
+
+impl Damage {
+    /// One line: what, where, and the last key read whole.
+    pub fn describe(&self, name: &str) -> String {
+        let mut msg = format!("{name}: {}", self.error);
+        match &self.last_key {
+            Some((db, key)) => msg.push_str(&format!(
+                "; last good key: \"{}\" (db {db}); {} keys read before the damage",
+                escape_key(key),
+                self.keys_read
+            )),
+            None => msg.push_str("; no key was read before the damage"),
+        }
+        msg
+    }
+}
+
+/// The result of a pass: what the dump said about itself, and any damage.
+pub struct Pass {
+    pub info: DumpInfo,
+    pub damage: Option<Damage>,
+}
+
+struct Folded<T> {
+    value: T,
+    /// Index in the chunk of the key whose value is damaged, and why.
+    failure: Option<(usize, DecodeError)>,
+}
+
+fn fold_chunk<T>(
+    records: &[KeyRecord<'_>],
+    profile: &ServerProfile,
+    filter: &KeyFilter,
+    init: &(impl Fn() -> T + Sync),
+    fold: &(impl Fn(&mut T, &KeyStats<'_>) + Sync),
+) -> Folded<T> {
+    let mut scratch = Scratch::default();
+    let mut value = init();
+    for (i, record) in records.iter().enumerate() {
+        if !filter.is_empty()
+            && !filter.accepts(record, || record.key.to_cow().ok().map(|k| k.into_owned()))
+        {
+            continue;
+        }
+        match KeyStats::from_record(record, profile, &mut scratch) {
+            Ok(stats) => fold(&mut value, &stats),
+            Err(e) => {
+                return Folded {
+                    value,
+                    failure: Some((i, e)),
+                }
+            }
+        }
+    }
+    Folded {
+        value,
+        failure: None,
+    }
+}
+
+fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
+    (
+        record.db,
+        record
+            .key
+            .to_cow()
+            .map(|k| k.into_owned())
+            .unwrap_or_default(),
+    )
+}
+
+/// Analyses every key of `dump` that passes the filter. `fold` runs on the pool over
+/// chunks of keys, each into a fresh `init()`; `consume` receives the chunk values in
+/// file order (including the partial chunk before a damaged value).
+pub fn run<T: Send>(
+    dump: &Dump,
+    options: &Options,
+    init: impl Fn() -> T + Sync,
+    fold: impl Fn(&mut T, &KeyStats<'_>) + Sync,
+    mut consume: impl FnMut(T) -> io::Result<()>,
+) -> io::Result<Pass> {
+    let mut scan = DumpScan::new(dump);
+    let (crc, value_damage) =
+        dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
+            let mut current = Vec::with_capacity(BATCH);
+            let mut next = Vec::with_capacity(BATCH);
+            let mut more = scan.next_batch(&mut current, BATCH);
+            let mut profile = scan.profile();
+            let mut done = 0u64;
+            let mut last_done: Option<KeyRecord<'_>> = None;
+            while let (false, Some(p)) = (current.is_empty(), profile) {
+                let p = match options.version_override {
+                    Some(v) => ServerProfile { version: v, ..p },
+                    None => p,
+                };
+                let (next_more, chunks) = rayon::join(
+                    || more && scan.next_batch(&mut next, BATCH),
+                    || {
+                        current
+                            .par_chunks(CHUNK)
+                            .map(|c| fold_chunk(c, &p, &options.filter, &init, &fold))
+                            .collect::<Vec<_>>()
+                    },
+                );
+                for (ci, chunk) in chunks.into_iter().enumerate() {
+                    consume(chunk.value)?;
+                    if let Some((i, error)) = chunk.failure {
+                        let at = ci * CHUNK + i;
+                        let last = if at > 0 {
+                            Some(current[at - 1])
+                        } else {
+                            last_done
+                        };
+                        return Ok(Some(Damage {
+                            error,
+                            last_key: last.as_ref().map(owned_key),
+                            keys_read: done + at as u64,
+                        }));
+                    }
+                }
+                done += current.len() as u64;
+                last_done = current.last().copied();
+                // Everything before the batch being scanned is done with.
+                if let Some(first) = next.first() {
+                    dump.release_before(first.offset);
+                }
+                profile = scan.profile();
+                std::mem::swap(&mut current, &mut next);
+                next.clear();
+                more = next_more;
+            }
+            Ok(None)
+        });
+    let value_damage = value_damage?;
+    let info = scan.finish(options.verify_checksum, crc);
+    let damage = value_damage.or_else(|| {
+        info.error.clone().map(|error| Damage {
+            error,
+            last_key: info.last_key.clone(),
+            keys_read: info.keys,
+        })
+    });
+    Ok(Pass { info, damage })
+}
