@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod filter;
 pub mod input;
+pub mod memory;
 pub mod pipeline;
 pub mod rdb;
 pub mod report;

@@ -1,5 +1,6 @@
 //! `KeyStats`: everything the reports say about one key, from one walk of its value.
 
+use crate::memory;
 use crate::rdb::checksum::hash_slot;
 use crate::rdb::module::ModuleId;
 use crate::rdb::{summarize_value, DecodeError, KeyRecord, RedisType, Scratch, ValueSummary};
@@ -17,6 +18,8 @@ pub struct KeyStats<'data> {
     /// `None` for module values, whose length only the module knows.
     pub elements: Option<u64>,
     pub serialized_bytes: u64,
+    /// Estimated RAM: what `MEMORY USAGE key SAMPLES 0` would report after loading.
+    pub memory_bytes: u64,
     pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
     pub idle_s: Option<u64>,
@@ -33,19 +36,21 @@ impl<'data> KeyStats<'data> {
     ) -> Result<Self, DecodeError> {
         let key = record.key.to_cow()?;
         let summary = summarize_value(record.value_type, &mut record.value_bytes(), scratch)?;
+        let encoding = profile.loaded_encoding(record.value_type, &summary);
         Ok(KeyStats {
             db: record.db,
             slot: hash_slot(&key),
-            key,
             redis_type: record.value_type.redis_type(),
             module: summary.module,
-            encoding: profile.loaded_encoding(record.value_type, &summary),
+            encoding,
+            memory_bytes: memory::key_memory(profile, record, key.len(), encoding, &summary),
             elements: summary.elements,
             serialized_bytes: record.serialized_bytes,
             largest_element_bytes: summary.largest_element,
             expiry_ms: record.expire_ms,
             idle_s: record.idle_s,
             lfu_freq: record.lfu_freq,
+            key,
             summary,
         })
     }
