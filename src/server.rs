@@ -6,6 +6,7 @@
 //! path of Redis's `rdbLoadObject` (7.0–8.x) and Valkey 8/9; the thresholds are the
 //! compiled-in defaults (read with `CONFIG GET` on Debian's 7.0.15) unless overridden.
 
+use crate::memory::jemalloc::Allocator;
 use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -40,6 +41,8 @@ pub struct ServerProfile {
     pub family: Family,
     pub version: Version,
     pub limits: EncodingLimits,
+    /// How the server's allocator rounds (see `memory::jemalloc`).
+    pub allocator: Allocator,
 }
 
 /// Thresholds that decide compact versus big encodings (`*-max-listpack-*`).
@@ -54,6 +57,8 @@ pub struct EncodingLimits {
     pub set_max_listpack_value: u64,
     /// `list-max-listpack-size`: negative = byte limit class (-2 = 8 KB), positive = entries.
     pub list_max_listpack_size: i64,
+    /// `list-compress-depth`: nodes at each end left uncompressed (0 = no compression).
+    pub list_compress_depth: u64,
 }
 
 impl Default for EncodingLimits {
@@ -67,6 +72,7 @@ impl Default for EncodingLimits {
             set_max_listpack_entries: 128,
             set_max_listpack_value: 64,
             list_max_listpack_size: -2,
+            list_compress_depth: 0,
         }
     }
 }
@@ -102,6 +108,7 @@ impl ServerProfile {
                 family: Family::Valkey,
                 version: v,
                 limits,
+                allocator: Allocator::default(),
             };
         }
         let parsed = redis_ver.and_then(Version::parse);
@@ -129,6 +136,7 @@ impl ServerProfile {
             family,
             version,
             limits,
+            allocator: Allocator::default(),
         }
     }
 

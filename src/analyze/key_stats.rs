@@ -35,7 +35,12 @@ impl<'data> KeyStats<'data> {
         scratch: &mut Scratch,
     ) -> Result<Self, DecodeError> {
         let key = record.key.to_cow()?;
-        let summary = summarize_value(record.value_type, &mut record.value_bytes(), scratch)?;
+        let summary = summarize_value(
+            record.value_type,
+            &mut record.value_bytes(),
+            scratch,
+            profile.allocator,
+        )?;
         let encoding = profile.loaded_encoding(record.value_type, &summary);
         Ok(KeyStats {
             db: record.db,

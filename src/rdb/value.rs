@@ -17,6 +17,8 @@ use super::module::{skip_module_value, ModuleId};
 use super::value_type::ValueType;
 use super::ziplist::Ziplist;
 use super::zipmap::Zipmap;
+use crate::memory::jemalloc::Allocator;
+use crate::memory::MemoryFacts;
 
 /// Stream bookkeeping beyond its entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,12 +49,16 @@ pub struct ValueSummary {
     pub list_nodes: u64,
     /// Quicklist nodes stored as a single plain element.
     pub plain_nodes: u64,
-    /// Bytes a listpack holding every list element would take (list → listpack decision).
+    /// Σ sizes of the listpack entries the server would write for every element (members
+    /// and scores, fields and values, list elements): decides list → listpack, and sizes
+    /// the listpacks the server builds while loading.
     pub listpack_estimate: u64,
     /// Hash fields that carry a TTL (Redis 7.4+, Valkey 9).
     pub fields_with_ttl: u64,
     pub module: Option<ModuleId>,
     pub stream: Option<StreamSummary>,
+    /// Element facts for the memory model.
+    pub memory: MemoryFacts,
 }
 
 impl ValueSummary {
@@ -84,14 +90,16 @@ pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>) -> Result<()> {
     walk::<false>(vt, r, &mut Scratch::default(), &mut unused)
 }
 
-/// Walks the value at `r` and describes it.
+/// Walks the value at `r` and describes it, summing element allocations with `alloc`.
 pub fn summarize_value(
     vt: ValueType,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch,
+    alloc: Allocator,
 ) -> Result<ValueSummary> {
     let mut s = ValueSummary {
         all_integers: true,
+        memory: MemoryFacts::new(alloc),
         ..ValueSummary::default()
     };
     walk::<true>(vt, r, scratch, &mut s)?;
@@ -119,10 +127,15 @@ fn blob<'s>(
 /// Canonical-integer check of a plain string element, without decompressing
 /// (LZF is only used for strings over 20 bytes, which can never be a 64-bit integer).
 fn string_is_integer(s: &RdbString<'_>) -> bool {
-    match s {
-        RdbString::Int(_) => true,
-        RdbString::Raw(b) => super::element::parse_canonical_i64(b).is_some(),
-        RdbString::Lzf { .. } => false,
+    integer_value(s).is_some()
+}
+
+/// The integer a plain string element holds in canonical form, if any.
+fn integer_value(s: &RdbString<'_>) -> Option<i64> {
+    match *s {
+        RdbString::Int(v) => Some(v),
+        RdbString::Raw(b) => super::element::parse_canonical_i64(b),
+        RdbString::Lzf { .. } => None,
     }
 }
 
@@ -135,6 +148,41 @@ fn listpack_entry_size(s: &RdbString<'_>) -> u64 {
             let body = listpack::string_entry_body(len);
             body.saturating_add(listpack::backlen_size(body))
         }
+    }
+}
+
+/// Listpack entry size of a sorted-set score: integral scores become integer entries,
+/// others the shortest text that reads back as the same double.
+fn score_entry_size(score: f64) -> u64 {
+    if score.fract() == 0.0 && score.abs() < 9.0e15 {
+        return listpack::entry_size(Element::Int(score as i64));
+    }
+    let text_len = if score.is_finite() {
+        ryu::Buffer::new().format_finite(score).len() as u64
+    } else {
+        4 // "inf", "-inf", "nan"
+    };
+    let body = listpack::string_entry_body(text_len);
+    body + listpack::backlen_size(body)
+}
+
+/// Parses a score stored as text (`RDB_TYPE_ZSET`): length 253/254/255 mean nan/+inf/-inf.
+fn text_score(len: u8, text: &[u8]) -> f64 {
+    match len {
+        253 => f64::NAN,
+        254 => f64::INFINITY,
+        255 => f64::NEG_INFINITY,
+        _ => std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0.0),
+    }
+}
+
+impl ValueSummary {
+    #[inline]
+    fn estimate(&mut self, entry_bytes: u64) {
+        self.listpack_estimate = self.listpack_estimate.saturating_add(entry_bytes);
     }
 }
 
@@ -210,9 +258,14 @@ fn walk<const DEEP: bool>(
                 let e = read_string(r, "collection element")?;
                 if DEEP {
                     s.string(&e)?;
-                    s.all_integers &= string_is_integer(&e);
-                    s.listpack_estimate =
-                        s.listpack_estimate.saturating_add(listpack_entry_size(&e));
+                    s.estimate(listpack_entry_size(&e));
+                    if vt == SetPlain {
+                        s.memory.member(e.len());
+                        match integer_value(&e) {
+                            Some(v) => s.memory.integer(v),
+                            None => s.all_integers = false,
+                        }
+                    }
                 }
             }
             s.elements = Some(n);
@@ -221,16 +274,25 @@ fn walk<const DEEP: bool>(
             let n = read_count(r, 2, "sorted set length")?;
             for _ in 0..n {
                 let member = read_string(r, "sorted set member")?;
-                if DEEP {
-                    s.string(&member)?;
-                }
-                if vt == ZSetBinary {
-                    r.skip(8, "sorted set score")?;
+                let score = if vt == ZSetBinary {
+                    f64::from_le_bytes(r.read_array("sorted set score")?)
                 } else {
                     let len = r.read_u8("sorted set score")?;
-                    if len < 253 {
-                        r.skip(u64::from(len), "sorted set score")?;
+                    let text = if len < 253 {
+                        r.read_bytes(u64::from(len), "sorted set score")?
+                    } else {
+                        &[]
+                    };
+                    if DEEP {
+                        text_score(len, text)
+                    } else {
+                        0.0
                     }
+                };
+                if DEEP {
+                    s.string(&member)?;
+                    s.memory.member(member.len());
+                    s.estimate(listpack_entry_size(&member) + score_entry_size(score));
                 }
             }
             s.elements = Some(n);
@@ -243,6 +305,9 @@ fn walk<const DEEP: bool>(
                 if DEEP {
                     s.string(&field)?;
                     s.string(&value)?;
+                    s.memory.field(field.len(), false);
+                    s.memory.value(value.len());
+                    s.estimate(listpack_entry_size(&field) + listpack_entry_size(&value));
                 }
             }
             s.elements = Some(n);
@@ -260,6 +325,13 @@ fn walk<const DEEP: bool>(
                     s.string(&field)?;
                     s.string(&value)?;
                     s.fields_with_ttl += u64::from(ttl != 0);
+                    s.memory.field(field.len(), ttl != 0);
+                    s.memory.value(value.len());
+                    // The listpack form stores each field's absolute expiry (0 = none).
+                    let expiry_entry = if ttl != 0 { 10 } else { 2 };
+                    s.estimate(
+                        listpack_entry_size(&field) + listpack_entry_size(&value) + expiry_entry,
+                    );
                 }
             }
             s.elements = Some(n);
@@ -274,6 +346,8 @@ fn walk<const DEEP: bool>(
                     s.string(&field)?;
                     s.string(&value)?;
                     s.fields_with_ttl += u64::from(expiry != u64::MAX);
+                    s.memory.member(field.len());
+                    s.memory.value(value.len());
                 }
             }
             s.elements = Some(n);
@@ -292,7 +366,7 @@ fn walk<const DEEP: bool>(
         ListQuicklist | ListQuicklist2 => {
             let nodes = read_count(r, 2, "quicklist node count")?;
             let mut elements = 0u64;
-            for _ in 0..nodes {
+            for index in 0..nodes {
                 let plain = if vt == ListQuicklist2 {
                     let at = r.offset();
                     match read_length(r, "quicklist node container")? {
@@ -316,9 +390,8 @@ fn walk<const DEEP: bool>(
                         s.plain_nodes += 1;
                         s.string(&node)?;
                         elements += 1;
-                        s.listpack_estimate = s
-                            .listpack_estimate
-                            .saturating_add(listpack_entry_size(&node));
+                        s.estimate(listpack_entry_size(&node));
+                        s.memory.list_node(index, node.len(), None);
                     } else {
                         let (bytes, origin, compressed) = blob(node, at, &mut scratch.blob)?;
                         let mut est = 0u64;
@@ -333,7 +406,18 @@ fn walk<const DEEP: bool>(
                             locate(for_each_ziplist(bytes, origin, &mut visit), compressed)?
                         };
                         s.largest_element = largest;
-                        s.listpack_estimate = s.listpack_estimate.saturating_add(est);
+                        s.estimate(est);
+                        // Ziplist nodes are rewritten as listpacks while loading.
+                        let node_bytes = if vt == ListQuicklist2 {
+                            bytes.len() as u64
+                        } else {
+                            est + 7
+                        };
+                        let lzf = match node {
+                            RdbString::Lzf { compressed, .. } => Some(compressed.len() as u64),
+                            _ => None,
+                        };
+                        s.memory.list_node(index, node_bytes, lzf);
                         elements += n;
                     }
                 }
@@ -352,6 +436,7 @@ fn walk<const DEEP: bool>(
             let container = read_string(r, "container blob")?;
             if DEEP {
                 let (bytes, origin, compressed) = blob(container, at, &mut scratch.blob)?;
+                s.memory.blob_bytes = Some(bytes.len() as u64);
                 locate(summarize_container(vt, bytes, origin, s), compressed)?;
             }
         }
@@ -360,7 +445,8 @@ fn walk<const DEEP: bool>(
     Ok(())
 }
 
-/// Element statistics of a single-blob value.
+/// Element statistics of a single-blob value. Every element is also accounted for the
+/// memory model in the forms the server could convert it to.
 fn summarize_container(
     vt: ValueType,
     bytes: &[u8],
@@ -369,29 +455,36 @@ fn summarize_container(
 ) -> Result<()> {
     use ValueType::*;
     let mut largest = 0u64;
+    let mut est = 0u64;
+    let m = &mut s.memory;
     match vt {
         HashZipmap => {
             let mut zm = Zipmap::parse(bytes, origin)?;
             let mut n = 0;
             while let Some((f, v)) = zm.next_pair()? {
                 largest = largest.max(f.len() as u64).max(v.len() as u64);
+                m.field(f.len() as u64, false);
+                m.value(v.len() as u64);
+                est += listpack::entry_size(Element::Bytes(f))
+                    + listpack::entry_size(Element::Bytes(v));
                 n += 1;
             }
             s.elements = Some(n);
         }
         ListZiplist => {
-            let mut est = 0u64;
             let n = for_each_ziplist(bytes, origin, |_, e| {
                 largest = largest.max(e.len());
                 est = est.saturating_add(listpack::entry_size(e));
             })?;
-            s.listpack_estimate = est;
             s.elements = Some(n);
         }
         SetIntset => {
             let set = Intset::parse(bytes, origin)?;
             for v in set.iter() {
-                largest = largest.max(Element::Int(v).len());
+                let e = Element::Int(v);
+                largest = largest.max(e.len());
+                m.member(e.len());
+                est += listpack::entry_size(e);
             }
             s.elements = Some(u64::from(set.len));
         }
@@ -400,6 +493,8 @@ fn summarize_container(
             let (n, _) = for_each_listpack(bytes, origin, |_, e| {
                 largest = largest.max(e.len());
                 ints &= e.is_integer();
+                m.member(e.len());
+                est += listpack::entry_size(e);
             })?;
             s.all_integers = ints;
             s.elements = Some(n);
@@ -408,7 +503,9 @@ fn summarize_container(
             let mut visit = |i: usize, e: Element<'_>| {
                 if i % 2 == 0 {
                     largest = largest.max(e.len());
+                    m.member(e.len());
                 }
+                est += listpack::entry_size(e);
             };
             let n = if vt == ZSetZiplist {
                 for_each_ziplist(bytes, origin, &mut visit)?
@@ -418,7 +515,15 @@ fn summarize_container(
             s.elements = Some(pairs(n, origin, "sorted set entries", 2)?);
         }
         HashZiplist | HashListpack => {
-            let mut visit = |_: usize, e: Element<'_>| largest = largest.max(e.len());
+            let mut visit = |i: usize, e: Element<'_>| {
+                largest = largest.max(e.len());
+                if i % 2 == 0 {
+                    m.field(e.len(), false);
+                } else {
+                    m.value(e.len());
+                }
+                est += listpack::entry_size(e);
+            };
             let n = if vt == HashZiplist {
                 for_each_ziplist(bytes, origin, &mut visit)?
             } else {
@@ -428,12 +533,21 @@ fn summarize_container(
         }
         HashListpackEx | HashListpackExPreGa => {
             let mut with_ttl = 0;
+            let mut field_len = 0;
             let (n, _) = for_each_listpack(bytes, origin, |i, e| {
-                if i % 3 == 2 {
-                    with_ttl += u64::from(e != Element::Int(0));
-                } else {
+                match i % 3 {
+                    0 => field_len = e.len(),
+                    1 => m.value(e.len()),
+                    _ => {
+                        let has_ttl = e != Element::Int(0);
+                        with_ttl += u64::from(has_ttl);
+                        m.field(field_len, has_ttl);
+                    }
+                }
+                if i % 3 != 2 {
                     largest = largest.max(e.len());
                 }
+                est += listpack::entry_size(e);
             })?;
             s.fields_with_ttl = with_ttl;
             s.elements = Some(pairs(n, origin, "hash entries", 3)?);
@@ -441,6 +555,7 @@ fn summarize_container(
         _ => unreachable!("not a single-blob type: {vt:?}"),
     }
     s.largest_element = largest;
+    s.listpack_estimate = est;
     Ok(())
 }
 
@@ -475,6 +590,7 @@ fn walk_stream<const DEEP: bool>(
             let (_, total) = locate(listed, compressed)?;
             s.largest_element = largest;
             st.listpack_bytes += total;
+            s.memory.stream_node(total);
         }
     }
     st.nodes = nodes;
@@ -502,15 +618,18 @@ fn walk_stream<const DEEP: bool>(
             read_length(r, "pending entry delivery count")?;
         }
         st.pending += pel;
+        s.memory.pel(pel);
         let consumers = read_count(r, 10, "consumer count")?;
         for _ in 0..consumers {
-            read_string(r, "consumer name")?;
+            let name = read_string(r, "consumer name")?;
             r.skip(
                 if version >= 3 { 16 } else { 8 },
                 "consumer seen/active time",
             )?;
             let pending = read_count(r, 16, "consumer PEL size")?;
             r.skip(pending * 16, "consumer PEL")?;
+            s.memory.consumer_name_bytes += name.len();
+            s.memory.pel(pending);
         }
         st.consumers += consumers;
     }
