@@ -3,7 +3,7 @@
 use crate::filter::{glob_to_regex, KeyFilter};
 use crate::rdb::RedisType;
 use crate::report::keys::{Compat, KeysFormat};
-use crate::server::Version;
+use crate::server::{ProfileOverrides, Version};
 use clap::{Args, Parser, Subcommand};
 use std::io;
 use std::path::PathBuf;
@@ -43,6 +43,14 @@ pub struct FilterArgs {
     pub regex: Option<String>,
 }
 
+fn parse_quantum(s: &str) -> Result<u64, String> {
+    match s {
+        "8" => Ok(8),
+        "16" => Ok(16),
+        _ => Err(format!("{s:?}: jemalloc's quantum is 8 or 16")),
+    }
+}
+
 fn parse_type(s: &str) -> Result<RedisType, String> {
     RedisType::from_name(s).ok_or_else(|| {
         format!("unknown type {s:?}: expected string, list, set, zset, hash, stream or module")
@@ -72,6 +80,18 @@ pub struct CommonArgs {
     /// Model this server version instead of the dump's `redis-ver` (e.g. 7.2.4).
     #[arg(long, value_name = "X.Y.Z")]
     pub redis_version: Option<String>,
+    /// The server's redis.conf: its encoding thresholds (`hash-max-listpack-entries`, ...,
+    /// `list-compress-depth`) replace the defaults.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// One threshold, as `name=value` (repeatable; applied after --config).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub config_set: Vec<String>,
+    /// jemalloc's quantum in the server's build: 8 for Redis's bundled jemalloc (official
+    /// builds, Docker images), 16 for distribution packages linking the system jemalloc
+    /// (Debian, Ubuntu).
+    #[arg(long, value_name = "BYTES", value_parser = parse_quantum)]
+    pub malloc_quantum: Option<u64>,
     #[command(flatten)]
     pub filter: FilterArgs,
 }
@@ -81,14 +101,31 @@ fn invalid(message: String) -> io::Error {
 }
 
 impl CommonArgs {
-    pub fn version_override(&self) -> io::Result<Option<Version>> {
-        self.redis_version
-            .as_deref()
-            .map(|v| {
-                Version::parse(v)
-                    .ok_or_else(|| invalid(format!("--redis-version {v:?} is not X.Y.Z")))
-            })
-            .transpose()
+    pub fn overrides(&self) -> io::Result<ProfileOverrides> {
+        let mut o = ProfileOverrides {
+            version: self
+                .redis_version
+                .as_deref()
+                .map(|v| {
+                    Version::parse(v)
+                        .ok_or_else(|| invalid(format!("--redis-version {v:?} is not X.Y.Z")))
+                })
+                .transpose()?,
+            malloc_quantum: self.malloc_quantum,
+            config: Vec::new(),
+        };
+        if let Some(path) = &self.config {
+            let name = path.display();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| io::Error::new(e.kind(), format!("--config {name}: {e}")))?;
+            o.read_config(&text)
+                .map_err(|e| invalid(format!("--config {name}: {e}")))?;
+        }
+        for directive in &self.config_set {
+            o.set(directive)
+                .map_err(|e| invalid(format!("--config-set {e}")))?;
+        }
+        Ok(o)
     }
 
     pub fn filter(&self) -> io::Result<KeyFilter> {
@@ -126,4 +163,6 @@ pub struct InfoArgs {
     pub dump: PathBuf,
     #[arg(long, value_enum, default_value = "text")]
     pub format: InfoFormat,
+    #[command(flatten)]
+    pub common: CommonArgs,
 }

@@ -13,7 +13,7 @@ use crate::input::Dump;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::report::escape::escape_key;
 use crate::scan::{DumpInfo, DumpScan};
-use crate::server::{ServerProfile, Version};
+use crate::server::ProfileOverrides;
 use rayon::prelude::*;
 use std::io;
 
@@ -25,8 +25,8 @@ const CHUNK: usize = 1024;
 #[derive(Default)]
 pub struct Options {
     pub verify_checksum: bool,
-    /// Model this server version instead of the dump's `redis-ver`.
-    pub version_override: Option<Version>,
+    /// What the user says about the server, over what the dump says.
+    pub overrides: ProfileOverrides,
     pub filter: KeyFilter,
 }
 
@@ -68,7 +68,7 @@ struct Folded<T> {
 
 fn fold_chunk<T>(
     records: &[KeyRecord<'_>],
-    profile: &ServerProfile,
+    profile: &crate::server::ServerProfile,
     filter: &KeyFilter,
     init: &(impl Fn() -> T + Sync),
     fold: &(impl Fn(&mut T, &KeyStats<'_>) + Sync),
@@ -128,10 +128,7 @@ pub fn run<T: Send>(
             let mut done = 0u64;
             let mut last_done: Option<KeyRecord<'_>> = None;
             while let (false, Some(p)) = (current.is_empty(), profile) {
-                let p = match options.version_override {
-                    Some(v) => ServerProfile { version: v, ..p },
-                    None => p,
-                };
+                let p = options.overrides.apply(p);
                 let (next_more, chunks) = rayon::join(
                     || more && scan.next_batch(&mut next, BATCH),
                     || {

@@ -68,12 +68,17 @@ impl DumpInfo {
 
     pub fn profile(&self) -> Option<ServerProfile> {
         let header = self.header?;
-        Some(ServerProfile::detect(
+        let mut profile = ServerProfile::detect(
             header.flavor,
             header.version,
             self.aux_value("redis-ver").as_deref(),
             self.aux_value("valkey-ver").as_deref(),
-        ))
+        );
+        profile.saved_at_ms = self
+            .aux_value("ctime")
+            .and_then(|t| t.parse::<i64>().ok())
+            .map(|s| s.saturating_mul(1000));
+        Some(profile)
     }
 }
 

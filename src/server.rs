@@ -43,6 +43,8 @@ pub struct ServerProfile {
     pub limits: EncodingLimits,
     /// How the server's allocator rounds (see `memory::jemalloc`).
     pub allocator: Allocator,
+    /// When the dump was written (`ctime` aux field), for TTLs relative to it.
+    pub saved_at_ms: Option<i64>,
 }
 
 /// Thresholds that decide compact versus big encodings (`*-max-listpack-*`).
@@ -109,6 +111,7 @@ impl ServerProfile {
                 version: v,
                 limits,
                 allocator: Allocator::default(),
+                saved_at_ms: None,
             };
         }
         let parsed = redis_ver.and_then(Version::parse);
@@ -137,6 +140,7 @@ impl ServerProfile {
             version,
             limits,
             allocator: Allocator::default(),
+            saved_at_ms: None,
         }
     }
 
@@ -251,6 +255,108 @@ impl ServerProfile {
     }
 }
 
+/// What the user says about the server, over what the dump says: `--redis-version`,
+/// `--malloc-quantum`, and configuration (`--config redis.conf`, `--config-set name=value`).
+#[derive(Clone, Debug, Default)]
+pub struct ProfileOverrides {
+    pub version: Option<Version>,
+    pub malloc_quantum: Option<u64>,
+    /// `(name, value)` pairs in the order given; later ones win.
+    pub config: Vec<(String, String)>,
+}
+
+impl ProfileOverrides {
+    pub fn apply(&self, mut p: ServerProfile) -> ServerProfile {
+        if let Some(v) = self.version {
+            p.version = v;
+        }
+        if let Some(q) = self.malloc_quantum {
+            p.allocator.quantum = q;
+        }
+        for (name, value) in &self.config {
+            // Validated when the overrides were built; unknown names are ignored.
+            let _ = p.limits.set(name, value);
+        }
+        p
+    }
+
+    /// Reads the encoding directives of a redis.conf (`name value` lines, `#` comments);
+    /// other directives are skipped, so a production config file can be passed as is.
+    pub fn read_config(&mut self, text: &str) -> Result<(), String> {
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut parts = line.splitn(2, char::is_whitespace);
+            let (Some(name), Some(value)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let name = name.to_ascii_lowercase();
+            let value = value.trim().trim_matches('"').to_string();
+            match EncodingLimits::default().set(&name, &value) {
+                Some(Ok(())) => self.config.push((name, value)),
+                Some(Err(e)) => return Err(e),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// One `name=value` directive; unlike a config file, an unknown name is an error.
+    pub fn set(&mut self, directive: &str) -> Result<(), String> {
+        let (name, value) = directive
+            .split_once('=')
+            .ok_or_else(|| format!("{directive:?}: expected name=value"))?;
+        let name = name.trim().to_ascii_lowercase();
+        match EncodingLimits::default().set(&name, value.trim()) {
+            Some(Ok(())) => {
+                self.config.push((name, value.trim().to_string()));
+                Ok(())
+            }
+            Some(Err(e)) => Err(e),
+            None => Err(format!("{name}: not an encoding directive rdbscope models")),
+        }
+    }
+}
+
+impl EncodingLimits {
+    /// Sets one directive (the listpack names and their ziplist-era aliases). `None` when
+    /// the name is not one of these.
+    fn set(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+        let target: &mut dyn FnMut(i64) = match name {
+            "hash-max-listpack-entries" | "hash-max-ziplist-entries" => {
+                &mut |v| self.hash_max_listpack_entries = v as u64
+            }
+            "hash-max-listpack-value" | "hash-max-ziplist-value" => {
+                &mut |v| self.hash_max_listpack_value = v as u64
+            }
+            "zset-max-listpack-entries" | "zset-max-ziplist-entries" => {
+                &mut |v| self.zset_max_listpack_entries = v as u64
+            }
+            "zset-max-listpack-value" | "zset-max-ziplist-value" => {
+                &mut |v| self.zset_max_listpack_value = v as u64
+            }
+            "set-max-intset-entries" => &mut |v| self.set_max_intset_entries = v as u64,
+            "set-max-listpack-entries" => &mut |v| self.set_max_listpack_entries = v as u64,
+            "set-max-listpack-value" => &mut |v| self.set_max_listpack_value = v as u64,
+            "list-max-listpack-size" | "list-max-ziplist-size" => {
+                &mut |v| self.list_max_listpack_size = v
+            }
+            "list-compress-depth" => &mut |v| self.list_compress_depth = v as u64,
+            _ => return None,
+        };
+        let signed = matches!(name, "list-max-listpack-size" | "list-max-ziplist-size");
+        Some(match value.parse::<i64>() {
+            Ok(v) if v >= 0 || signed => {
+                target(v);
+                Ok(())
+            }
+            _ => Err(format!("{name}: {value:?} is not a valid number")),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +369,28 @@ mod tests {
         assert_eq!(p.family, Family::Redis);
         let p = ServerProfile::detect(Flavor::Redis, 9, None, None);
         assert_eq!(p.version, Version(5, 0, 0));
+    }
+
+    #[test]
+    fn config_file_and_directives_override_thresholds() {
+        let mut o = ProfileOverrides::default();
+        o.read_config(
+            "# comment\nhash-max-ziplist-entries 128\nmaxmemory 2gb\nlist-compress-depth 1\n",
+        )
+        .unwrap();
+        o.set("zset-max-listpack-value=32").unwrap();
+        assert!(o.set("maxmemory=1").is_err());
+        assert!(o.set("set-max-intset-entries=-4").is_err());
+        let p = o.apply(ServerProfile::detect(
+            Flavor::Redis,
+            10,
+            Some("7.0.15"),
+            None,
+        ));
+        assert_eq!(p.limits.hash_max_listpack_entries, 128);
+        assert_eq!(p.limits.list_compress_depth, 1);
+        assert_eq!(p.limits.zset_max_listpack_value, 32);
+        assert_eq!(p.limits.set_max_intset_entries, 512);
     }
 
     #[test]

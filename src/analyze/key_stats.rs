@@ -22,6 +22,9 @@ pub struct KeyStats<'data> {
     pub memory_bytes: u64,
     pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
+    /// Seconds from the dump's creation (`ctime`) to the expiry; negative when the key was
+    /// already expired when the dump was written.
+    pub ttl_s: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
     pub slot: u16,
@@ -53,6 +56,10 @@ impl<'data> KeyStats<'data> {
             serialized_bytes: record.serialized_bytes,
             largest_element_bytes: summary.largest_element,
             expiry_ms: record.expire_ms,
+            ttl_s: record
+                .expire_ms
+                .zip(profile.saved_at_ms)
+                .map(|(at, now)| (at - now).div_euclid(1000)),
             idle_s: record.idle_s,
             lfu_freq: record.lfu_freq,
             key,

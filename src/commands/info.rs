@@ -3,41 +3,52 @@
 use super::Outcome;
 use crate::cli::{InfoArgs, InfoFormat};
 use crate::input::Dump;
-use crate::pipeline::Damage;
+use crate::memory::{db_overhead, DumpMemory};
+use crate::pipeline::{self, Options};
 use crate::report::info;
-use crate::scan::{ChecksumVerdict, DumpScan};
+use crate::scan::ChecksumVerdict;
 use std::io::{self, Write};
 
 pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     let dump = Dump::open(&args.dump)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", args.dump.display())))?;
     let name = dump.display_name();
-    let mut scan = DumpScan::new(&dump);
-    let (crc, ()) = dump.with_checksum(true, || {
-        let mut batch = Vec::with_capacity(4096);
-        while scan.next_batch(&mut batch, 4096) {
-            if let Some(last) = batch.last() {
-                dump.release_before(last.offset);
-            }
-            batch.clear();
-        }
-    });
-    let info = scan.finish(true, crc);
+    let options = Options {
+        verify_checksum: true,
+        overrides: args.common.overrides()?,
+        filter: Default::default(),
+    };
+    let mut keys_bytes = 0u64;
+    let pass = pipeline::run(
+        &dump,
+        &options,
+        || 0u64,
+        |sum, key| *sum += key.memory_bytes,
+        |sum| {
+            keys_bytes += sum;
+            Ok(())
+        },
+    )?;
+    let info = pass.info;
+    let memory = DumpMemory {
+        keys_bytes,
+        overhead_bytes: info
+            .dbs
+            .values()
+            .map(|d| db_overhead(d.keys, d.expires))
+            .sum(),
+        used_mem_aux: info.aux_value("used-mem").and_then(|v| v.parse().ok()),
+    };
     match args.format {
-        InfoFormat::Text => out.write_all(info::text(&name, &info).as_bytes())?,
+        InfoFormat::Text => out.write_all(info::text(&name, &info, &memory).as_bytes())?,
         InfoFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &info::json(&name, &info))?;
+            serde_json::to_writer_pretty(&mut out, &info::json(&name, &info, &memory))?;
             out.write_all(b"\n")?;
         }
     }
     out.flush()?;
     let mut outcome = Outcome::Clean;
-    if let Some(error) = &info.error {
-        let damage = Damage {
-            error: error.clone(),
-            last_key: info.last_key.clone(),
-            keys_read: info.keys,
-        };
+    if let Some(damage) = &pass.damage {
         eprintln!("rdbscope: {}", damage.describe(&name));
         outcome = Outcome::Failed;
     }

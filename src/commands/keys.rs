@@ -11,7 +11,7 @@ use std::io::{self, Write};
 pub fn run(args: &KeysArgs, mut out: impl Write) -> io::Result<Outcome> {
     let options = Options {
         verify_checksum: !args.skip_checksum,
-        version_override: args.common.version_override()?,
+        overrides: args.common.overrides()?,
         filter: args.common.filter()?,
     };
     let format = RowFormat::new(args.format, args.compat);

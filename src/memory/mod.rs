@@ -82,6 +82,36 @@ fn rax_usage(elements: u64, nodes: u64) -> u64 {
     elements * 16 + nodes * (4 + 8 * 30)
 }
 
+/// Memory `used_memory` counts for a db beyond its keys' `MEMORY USAGE`: the bucket
+/// arrays of the keyspace and expires dicts, and the expires dict's entries (the key
+/// itself is shared with the keyspace).
+pub fn db_overhead(keys: u64, expires: u64) -> u64 {
+    let table = |n: u64| if n == 0 { 0 } else { DICT + 8 * buckets(n) };
+    table(keys) + table(expires) + expires * DICT_ENTRY
+}
+
+/// The model's view of a whole dump: Σ per-key estimates, the per-db overhead, and what
+/// the server reported as `used_memory` when it saved (`used-mem` aux field).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DumpMemory {
+    pub keys_bytes: u64,
+    pub overhead_bytes: u64,
+    pub used_mem_aux: Option<u64>,
+}
+
+impl DumpMemory {
+    pub fn total(&self) -> u64 {
+        self.keys_bytes + self.overhead_bytes
+    }
+
+    /// (model − used-mem) / used-mem, in percent.
+    pub fn difference_percent(&self) -> Option<f64> {
+        self.used_mem_aux
+            .filter(|&u| u > 0)
+            .map(|u| (self.total() as f64 - u as f64) / u as f64 * 100.0)
+    }
+}
+
 /// Estimated bytes the key and its value occupy in the server's memory.
 pub fn key_memory(
     profile: &ServerProfile,

@@ -1,6 +1,7 @@
 //! `rdbscope info` output: text for people, JSON for scripts.
 
 use super::escape::escape_key;
+use crate::memory::DumpMemory;
 use crate::scan::{ChecksumVerdict, DumpInfo};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
 use serde_json::{json, Value};
@@ -25,7 +26,7 @@ fn aux_pairs(info: &DumpInfo) -> Vec<(String, String)> {
         .collect()
 }
 
-pub fn text(name: &str, info: &DumpInfo) -> String {
+pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
     let mut out = String::new();
     let mut line = |k: &str, v: String| out.push_str(&format!("{k:<16} {v}\n"));
     line("file", escape_key(name.as_bytes()).into_owned());
@@ -43,6 +44,21 @@ pub fn text(name: &str, info: &DumpInfo) -> String {
     }
     line("file bytes", info.file_bytes.to_string());
     line("keys", info.keys.to_string());
+    line(
+        "memory (model)",
+        format!(
+            "{} = keys {} + db overhead {}",
+            memory.total(),
+            memory.keys_bytes,
+            memory.overhead_bytes
+        ),
+    );
+    if let (Some(used), Some(diff)) = (memory.used_mem_aux, memory.difference_percent()) {
+        line(
+            "used-mem (aux)",
+            format!("{used} (the server's used_memory at save; model {diff:+.1}%, which also counts the server's own baseline)"),
+        );
+    }
     line("checksum", checksum_text(&info.checksum));
     if info.trailing_bytes > 0 {
         line(
@@ -100,7 +116,7 @@ pub fn text(name: &str, info: &DumpInfo) -> String {
     out
 }
 
-pub fn json(name: &str, info: &DumpInfo) -> Value {
+pub fn json(name: &str, info: &DumpInfo, memory: &DumpMemory) -> Value {
     let checksum = match &info.checksum {
         ChecksumVerdict::Absent => json!({"status": "absent"}),
         ChecksumVerdict::Disabled => json!({"status": "disabled"}),
@@ -128,6 +144,13 @@ pub fn json(name: &str, info: &DumpInfo) -> Value {
         "module_aux": info.module_aux,
         "slot_info_records": info.slot_infos,
         "keys": info.keys,
+        "memory": {
+            "keys_bytes": memory.keys_bytes,
+            "overhead_bytes": memory.overhead_bytes,
+            "total_bytes": memory.total(),
+            "used_mem_aux": memory.used_mem_aux,
+            "difference_percent": memory.difference_percent(),
+        },
         "file_bytes": info.file_bytes,
         "trailing_bytes": info.trailing_bytes,
         "checksum": checksum,

@@ -23,8 +23,8 @@ pub enum Compat {
     Rdbtools,
 }
 
-pub const CSV_HEADER: &str =
-    "db,key,type,encoding,elements,serialized_bytes,largest_element_bytes,expiry_ms,idle_s,lfu_freq,slot\n";
+pub const CSV_HEADER: &str = "db,key,type,encoding,elements,serialized_bytes,memory_bytes,\
+largest_element_bytes,expiry_ms,ttl_s,idle_s,lfu_freq,slot\n";
 
 pub const RDBTOOLS_HEADER: &str =
     "database,type,key,size_in_bytes,encoding,num_elements,len_largest_element,expiry\n";
@@ -121,9 +121,13 @@ fn render_csv(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     num(out, k.serialized_bytes);
     out.push(b',');
+    num(out, k.memory_bytes);
+    out.push(b',');
     num(out, k.largest_element_bytes);
     out.push(b',');
     opt_num(out, k.expiry_ms);
+    out.push(b',');
+    opt_num(out, k.ttl_s);
     out.push(b',');
     opt_num(out, k.idle_s);
     out.push(b',');
@@ -144,7 +148,7 @@ fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     csv_key(out, &k.key);
     out.push(b',');
-    num(out, k.serialized_bytes);
+    num(out, k.memory_bytes);
     out.push(b',');
     out.extend_from_slice(k.encoding.as_bytes());
     out.push(b',');
@@ -200,8 +204,10 @@ fn render_json(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b'"');
     json_field(out, "elements", k.elements);
     json_field(out, "serialized_bytes", Some(k.serialized_bytes));
+    json_field(out, "memory_bytes", Some(k.memory_bytes));
     json_field(out, "largest_element_bytes", Some(k.largest_element_bytes));
     json_field(out, "expiry_ms", k.expiry_ms);
+    json_field(out, "ttl_s", k.ttl_s);
     json_field(out, "idle_s", k.idle_s);
     json_field(out, "lfu_freq", k.lfu_freq);
     json_field(out, "slot", Some(k.slot));
