@@ -1,6 +1,6 @@
 //! `KeyStats`: everything the reports say about one key, from one walk of its value.
 
-use crate::memory;
+use crate::memory::{self, MemoryFacts};
 use crate::rdb::checksum::hash_slot;
 use crate::rdb::module::ModuleId;
 use crate::rdb::{summarize_value, DecodeError, KeyRecord, RedisType, Scratch, ValueSummary};
@@ -38,11 +38,17 @@ impl<'data> KeyStats<'data> {
         scratch: &mut Scratch,
     ) -> Result<Self, DecodeError> {
         let key = record.key.to_cow()?;
+        let compact_limit = match record.value_type.redis_type() {
+            RedisType::Hash => profile.limits.hash_max_listpack_entries,
+            RedisType::ZSet => profile.limits.zset_max_listpack_entries,
+            RedisType::Set => profile.limits.set_max_listpack_entries,
+            _ => 0,
+        };
         let summary = summarize_value(
             record.value_type,
             &mut record.value_bytes(),
             scratch,
-            profile.allocator,
+            MemoryFacts::new(profile.allocator, compact_limit),
         )?;
         let encoding = profile.loaded_encoding(record.value_type, &summary);
         Ok(KeyStats {

@@ -11,6 +11,9 @@ use super::jemalloc::Allocator;
 pub struct MemoryFacts {
     /// The rounding every allocation below is summed with.
     pub alloc: Allocator,
+    /// Elements up to which a listpack read from the dump stays a listpack on load; the
+    /// hash-table allocations of its elements are only summed past it (0 = always).
+    pub compact_limit: u64,
     /// Σ allocations of set members, zset members and hash fields as sds strings.
     pub member_sds: u64,
     /// Σ allocations of hash fields as Redis 7.4+ `mstr` fields (with TTL metadata).
@@ -46,9 +49,10 @@ pub struct MemoryFacts {
 const STREAM_NODE_PREALLOC: u64 = 4096;
 
 impl MemoryFacts {
-    pub fn new(alloc: Allocator) -> Self {
+    pub fn new(alloc: Allocator, compact_limit: u64) -> Self {
         MemoryFacts {
             alloc,
+            compact_limit,
             ..MemoryFacts::default()
         }
     }

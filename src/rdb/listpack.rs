@@ -66,8 +66,9 @@ pub fn backlen_size(len: u64) -> u64 {
 }
 
 impl<'a> ListpackIter<'a> {
+    /// The next entry and the bytes it takes (encoding, data and back-length).
     #[inline]
-    fn read_entry(&mut self) -> Result<Element<'a>> {
+    fn read_entry(&mut self) -> Result<(Element<'a>, u64)> {
         const READING: &str = "listpack entry";
         let r = &mut self.r;
         let start = r.position();
@@ -102,13 +103,15 @@ impl<'a> ListpackIter<'a> {
             }
         };
         let entry_len = (r.position() - start) as u64;
-        r.skip(backlen_size(entry_len), READING)?;
-        Ok(element)
+        let backlen = backlen_size(entry_len);
+        r.skip(backlen, READING)?;
+        Ok((element, entry_len + backlen))
     }
 }
 
 impl<'a> Iterator for ListpackIter<'a> {
-    type Item = Result<Element<'a>>;
+    /// An entry and its size in bytes.
+    type Item = Result<(Element<'a>, u64)>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -181,7 +184,9 @@ mod tests {
             &[0xf4, 1, 0, 0, 0, 0, 0, 0, 0, 0x09], // int64 1
         ]);
         let parsed = Listpack::parse(&lp, 0).unwrap();
-        let got: Vec<_> = parsed.iter().map(|e| e.unwrap()).collect();
+        let got: Vec<_> = parsed.iter().map(|e| e.unwrap().0).collect();
+        let sizes: Vec<_> = parsed.iter().map(|e| e.unwrap().1).collect();
+        assert_eq!(sizes, vec![2, 4, 3, 4, 5, 6, 10]);
         assert_eq!(
             got,
             vec![

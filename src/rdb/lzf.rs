@@ -14,7 +14,6 @@ const MAX_EXPANSION: u64 = 88;
 /// `expected` is the uncompressed length the dump declares; it is checked against what the
 /// input can possibly expand to before anything is reserved, and against what it did.
 pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u8>) -> Result<()> {
-    const READING: &str = "LZF-compressed string";
     out.clear();
     if expected > (input.len() as u64).saturating_mul(MAX_EXPANSION) {
         return Err(DecodeError::malformed(
@@ -26,11 +25,38 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
             ),
         ));
     }
-    let expected = expected as usize;
-    // Reserve what the input plausibly expands to; a lying header only costs regrowth.
-    out.reserve(expected.min(input.len().saturating_mul(4) + 4096));
-    let mut i = 0usize;
+    // Sized up front only while that stays in proportion to the input; a header claiming
+    // an extreme ratio has to prove it, and the buffer grows as the data does.
+    let presized = expected <= (input.len() as u64).saturating_mul(4) + (1 << 20);
+    if presized {
+        out.resize(expected as usize, 0);
+    }
+    let written = expand(input, expected as usize, offset, out, presized)?;
+    if written != expected as usize {
+        return Err(DecodeError::malformed(
+            offset,
+            READING,
+            format!("decompresses to {written} bytes, {expected} declared"),
+        ));
+    }
+    out.truncate(written);
+    Ok(())
+}
+
+const READING: &str = "LZF-compressed string";
+
+/// Runs the instruction stream, writing at most `limit` bytes to `out` (already `limit`
+/// long when `presized`, else grown). Returns the bytes written.
+fn expand(
+    input: &[u8],
+    limit: usize,
+    offset: u64,
+    out: &mut Vec<u8>,
+    presized: bool,
+) -> Result<usize> {
     let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
+    let mut op = 0usize;
+    let mut i = 0usize;
     while i < input.len() {
         let start = i;
         let ctrl = input[i] as usize;
@@ -43,11 +69,21 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
                     start,
                 ));
             }
-            if out.len() + run > expected {
+            if op + run > limit {
                 return Err(fail("decompresses to more than the declared length", start));
             }
-            out.extend_from_slice(&input[i..i + run]);
+            if presized && i + 32 <= input.len() && op + 32 <= out.len() {
+                // Runs are at most 32 bytes: copy a fixed 32 (the excess is overwritten by
+                // what follows) rather than call `memcpy` for a few bytes.
+                let chunk: [u8; 32] = input[i..i + 32].try_into().expect("32 bytes");
+                out[op..op + 32].copy_from_slice(&chunk);
+            } else if presized {
+                out[op..op + run].copy_from_slice(&input[i..i + run]);
+            } else {
+                out.extend_from_slice(&input[i..i + run]);
+            }
             i += run;
+            op += run;
         } else {
             let mut len = ctrl >> 5;
             if len == 7 {
@@ -63,38 +99,47 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
             i += 1;
             let distance = ((ctrl & 0x1f) << 8) + low as usize + 1;
             let len = len + 2;
-            if distance > out.len() {
+            if distance > op {
                 return Err(fail("back reference before the start of the output", start));
             }
-            if out.len() + len > expected {
+            if op + len > limit {
                 return Err(fail("decompresses to more than the declared length", start));
             }
-            let start = out.len() - distance;
-            if distance >= len {
-                out.extend_from_within(start..start + len);
-            } else {
-                for k in 0..len {
-                    let b = out[start + k];
-                    out.push(b);
-                }
+            if !presized {
+                out.resize(op + len, 0);
             }
+            copy_back(out, op, distance, len);
+            op += len;
         }
     }
-    if out.len() != expected {
-        return Err(DecodeError::malformed(
-            offset,
-            READING,
-            format!("decompresses to {} bytes, {} declared", out.len(), expected),
-        ));
+    Ok(op)
+}
+
+/// Copies `len` bytes from `distance` back to `op`; the ranges overlap when the distance
+/// is shorter than the length, which repeats the pattern. Back references are mostly a
+/// few bytes long, so they are copied eight bytes at a time (a register, not a `memmove`
+/// call) whenever the source stays at least eight bytes behind and the buffer has room.
+#[inline]
+fn copy_back(out: &mut [u8], op: usize, distance: usize, len: usize) {
+    let from = op - distance;
+    if distance >= 8 && op + len + 8 <= out.len() {
+        let mut k = 0;
+        while k < len {
+            let chunk: [u8; 8] = out[from + k..from + k + 8].try_into().expect("8 bytes");
+            out[op + k..op + k + 8].copy_from_slice(&chunk);
+            k += 8;
+        }
+    } else {
+        for k in 0..len {
+            out[op + k] = out[from + k];
+        }
     }
-    Ok(())
 }
 
 /// Checks that `input` is a well-formed LZF stream decompressing to exactly `expected`
 /// bytes, without producing them: the walk touches only the instruction bytes, so a
 /// string's declared length can be trusted at a fraction of the cost of decompressing.
 pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
-    const READING: &str = "LZF-compressed string";
     let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
     let mut produced = 0u64;
     let mut i = 0usize;
@@ -165,6 +210,27 @@ mod tests {
         assert!(validate(&input, 7, 0).is_err());
         // A back reference reaching before the first byte.
         assert!(validate(&[(1 << 5), 0x00], 3, 0).is_err());
+    }
+
+    #[test]
+    fn long_and_repeating_back_references() {
+        // 20 literal bytes, then a 30-byte reference 10 back, then one 3 back (overlapping).
+        let mut input = vec![19];
+        input.extend(b"abcdefghijklmnopqrst");
+        input.extend([(7 << 5), 21, 9]); // len 7 + 21 + 2 = 30, distance 10
+        input.extend([(1 << 5), 2]); // len 3, distance 3
+        let mut out = Vec::new();
+        decompress_into(&input, 53, 0, &mut out).unwrap();
+        // Each output byte of a back reference copies the one `distance` before it.
+        let mut model = b"abcdefghijklmnopqrst".to_vec();
+        for _ in 0..30 {
+            model.push(model[model.len() - 10]);
+        }
+        for _ in 0..3 {
+            model.push(model[model.len() - 3]);
+        }
+        assert_eq!(out, model);
+        assert!(validate(&input, 53, 0).is_ok());
     }
 
     #[test]

@@ -17,7 +17,6 @@ use super::module::{skip_module_value, ModuleId};
 use super::value_type::ValueType;
 use super::ziplist::Ziplist;
 use super::zipmap::Zipmap;
-use crate::memory::jemalloc::Allocator;
 use crate::memory::MemoryFacts;
 
 /// Stream bookkeeping beyond its entries.
@@ -90,16 +89,17 @@ pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>) -> Result<()> {
     walk::<false>(vt, r, &mut Scratch::default(), &mut unused)
 }
 
-/// Walks the value at `r` and describes it, summing element allocations with `alloc`.
+/// Walks the value at `r` and describes it, gathering the memory model's facts into
+/// `memory` (see [`MemoryFacts::new`]).
 pub fn summarize_value(
     vt: ValueType,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch,
-    alloc: Allocator,
+    memory: MemoryFacts,
 ) -> Result<ValueSummary> {
     let mut s = ValueSummary {
         all_integers: true,
-        memory: MemoryFacts::new(alloc),
+        memory,
         ..ValueSummary::default()
     };
     walk::<true>(vt, r, scratch, &mut s)?;
@@ -194,30 +194,37 @@ fn locate<T>(result: Result<T>, compressed_at: Option<u64>) -> Result<T> {
     }
 }
 
-/// Iterates a container's elements, calling `f` with each element and its index.
+/// Iterates a listpack's entries, calling `f` with each entry's index, element and size;
+/// returns the entry count and the listpack's bytes.
+#[inline(always)]
 fn for_each_listpack(
     bytes: &[u8],
     origin: u64,
-    mut f: impl FnMut(usize, Element<'_>),
+    mut f: impl FnMut(usize, Element<'_>, u64),
 ) -> Result<(u64, u64)> {
     let lp = Listpack::parse(bytes, origin)?;
     let mut n = 0usize;
     for e in lp.iter() {
-        f(n, e?);
+        let (element, size) = e?;
+        f(n, element, size);
         n += 1;
     }
     Ok((n as u64, lp.total_bytes as u64))
 }
 
+/// Iterates a ziplist's entries like [`for_each_listpack`]; the size passed is that of the
+/// listpack entry the server rewrites each one as while loading.
+#[inline(always)]
 fn for_each_ziplist(
     bytes: &[u8],
     origin: u64,
-    mut f: impl FnMut(usize, Element<'_>),
+    mut f: impl FnMut(usize, Element<'_>, u64),
 ) -> Result<u64> {
     let zl = Ziplist::parse(bytes, origin)?;
     let mut n = 0usize;
     for e in zl.iter() {
-        f(n, e?);
+        let element = e?;
+        f(n, element, listpack::entry_size(element));
         n += 1;
     }
     Ok(n as u64)
@@ -396,9 +403,9 @@ fn walk<const DEEP: bool>(
                         let (bytes, origin, compressed) = blob(node, at, &mut scratch.blob)?;
                         let mut est = 0u64;
                         let mut largest = s.largest_element;
-                        let mut visit = |_: usize, e: Element<'_>| {
+                        let mut visit = |_: usize, e: Element<'_>, size: u64| {
                             largest = largest.max(e.len());
-                            est = est.saturating_add(listpack::entry_size(e));
+                            est = est.saturating_add(size);
                         };
                         let n = if vt == ListQuicklist2 {
                             locate(for_each_listpack(bytes, origin, &mut visit), compressed)?.0
@@ -445,6 +452,35 @@ fn walk<const DEEP: bool>(
     Ok(())
 }
 
+/// The memory facts of a container's elements, or nothing when they cannot matter.
+struct ElementFacts<'a> {
+    facts: &'a mut MemoryFacts,
+    on: bool,
+}
+
+impl ElementFacts<'_> {
+    #[inline]
+    fn member(&mut self, len: u64) {
+        if self.on {
+            self.facts.member(len);
+        }
+    }
+
+    #[inline]
+    fn field(&mut self, len: u64, with_ttl: bool) {
+        if self.on {
+            self.facts.field(len, with_ttl);
+        }
+    }
+
+    #[inline]
+    fn value(&mut self, len: u64) {
+        if self.on {
+            self.facts.value(len);
+        }
+    }
+}
+
 /// Element statistics of a single-blob value. Every element is also accounted for the
 /// memory model in the forms the server could convert it to.
 fn summarize_container(
@@ -456,7 +492,26 @@ fn summarize_container(
     use ValueType::*;
     let mut largest = 0u64;
     let mut est = 0u64;
-    let m = &mut s.memory;
+    // A listpack that stays one on load needs no per-element hash-table accounting.
+    let per_element = match (vt, bytes.get(4..6)) {
+        (
+            SetListpack | ZSetListpack | HashListpack | HashListpackEx | HashListpackExPreGa,
+            Some(count),
+        ) => {
+            let entries = u64::from(u16::from_le_bytes([count[0], count[1]]));
+            let per = match vt {
+                ZSetListpack | HashListpack => 2,
+                HashListpackEx | HashListpackExPreGa => 3,
+                _ => 1,
+            };
+            entries == u64::from(u16::MAX) || entries > s.memory.compact_limit.saturating_mul(per)
+        }
+        _ => true,
+    };
+    let mut m = ElementFacts {
+        facts: &mut s.memory,
+        on: per_element,
+    };
     match vt {
         HashZipmap => {
             let mut zm = Zipmap::parse(bytes, origin)?;
@@ -472,9 +527,9 @@ fn summarize_container(
             s.elements = Some(n);
         }
         ListZiplist => {
-            let n = for_each_ziplist(bytes, origin, |_, e| {
+            let n = for_each_ziplist(bytes, origin, |_, e, size| {
                 largest = largest.max(e.len());
-                est = est.saturating_add(listpack::entry_size(e));
+                est = est.saturating_add(size);
             })?;
             s.elements = Some(n);
         }
@@ -490,22 +545,22 @@ fn summarize_container(
         }
         SetListpack => {
             let mut ints = true;
-            let (n, _) = for_each_listpack(bytes, origin, |_, e| {
+            let (n, _) = for_each_listpack(bytes, origin, |_, e, size| {
                 largest = largest.max(e.len());
                 ints &= e.is_integer();
                 m.member(e.len());
-                est += listpack::entry_size(e);
+                est += size;
             })?;
             s.all_integers = ints;
             s.elements = Some(n);
         }
         ZSetZiplist | ZSetListpack => {
-            let mut visit = |i: usize, e: Element<'_>| {
+            let mut visit = |i: usize, e: Element<'_>, size: u64| {
                 if i % 2 == 0 {
                     largest = largest.max(e.len());
                     m.member(e.len());
                 }
-                est += listpack::entry_size(e);
+                est += size;
             };
             let n = if vt == ZSetZiplist {
                 for_each_ziplist(bytes, origin, &mut visit)?
@@ -515,14 +570,14 @@ fn summarize_container(
             s.elements = Some(pairs(n, origin, "sorted set entries", 2)?);
         }
         HashZiplist | HashListpack => {
-            let mut visit = |i: usize, e: Element<'_>| {
+            let mut visit = |i: usize, e: Element<'_>, size: u64| {
                 largest = largest.max(e.len());
                 if i % 2 == 0 {
                     m.field(e.len(), false);
                 } else {
                     m.value(e.len());
                 }
-                est += listpack::entry_size(e);
+                est += size;
             };
             let n = if vt == HashZiplist {
                 for_each_ziplist(bytes, origin, &mut visit)?
@@ -534,7 +589,7 @@ fn summarize_container(
         HashListpackEx | HashListpackExPreGa => {
             let mut with_ttl = 0;
             let mut field_len = 0;
-            let (n, _) = for_each_listpack(bytes, origin, |i, e| {
+            let (n, _) = for_each_listpack(bytes, origin, |i, e, size| {
                 match i % 3 {
                     0 => field_len = e.len(),
                     1 => m.value(e.len()),
@@ -547,7 +602,7 @@ fn summarize_container(
                 if i % 3 != 2 {
                     largest = largest.max(e.len());
                 }
-                est += listpack::entry_size(e);
+                est += size;
             })?;
             s.fields_with_ttl = with_ttl;
             s.elements = Some(pairs(n, origin, "hash entries", 3)?);
@@ -582,7 +637,7 @@ fn walk_stream<const DEEP: bool>(
         if DEEP {
             let (bytes, origin, compressed) = blob(lp, at, &mut scratch.blob)?;
             let mut largest = s.largest_element;
-            let listed = for_each_listpack(bytes, origin, |_, e| {
+            let listed = for_each_listpack(bytes, origin, |_, e, _| {
                 if let Element::Bytes(b) = e {
                     largest = largest.max(b.len() as u64);
                 }

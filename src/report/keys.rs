@@ -69,6 +69,18 @@ fn num(out: &mut Vec<u8>, v: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
+/// Bytes a key may hold and still be written to CSV as is: printable ASCII other than the
+/// backslash (the escape character), the comma and the quote.
+const PLAIN_CSV: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x7f {
+        table[b] = !matches!(b as u8, b'\\' | b',' | b'"');
+        b += 1;
+    }
+    table
+};
+
 #[inline]
 fn opt_num(out: &mut Vec<u8>, v: Option<impl itoa::Integer>) {
     if let Some(v) = v {
@@ -97,9 +109,7 @@ fn csv_text(out: &mut Vec<u8>, text: &str) {
 
 fn csv_key(out: &mut Vec<u8>, key: &[u8]) {
     // Most keys are printable ASCII that needs neither escaping, quoting nor neutralising.
-    let plain = key
-        .iter()
-        .all(|&b| (0x20..0x7f).contains(&b) && !matches!(b, b'\\' | b',' | b'"'))
+    let plain = key.iter().all(|&b| PLAIN_CSV[b as usize])
         && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@'));
     if plain {
         out.extend_from_slice(key);
