@@ -75,14 +75,15 @@ fn fold_chunk<T>(
 ) -> Folded<T> {
     let mut scratch = Scratch::default();
     let mut value = init();
+    let mut stats = KeyStats::new();
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
             && !filter.accepts(record, || record.key.to_cow().ok().map(|k| k.into_owned()))
         {
             continue;
         }
-        match KeyStats::from_record(record, profile, &mut scratch) {
-            Ok(stats) => fold(&mut value, &stats),
+        match stats.read(record, profile, &mut scratch) {
+            Ok(()) => fold(&mut value, &stats),
             Err(e) => {
                 return Folded {
                     value,

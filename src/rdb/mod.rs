@@ -20,5 +20,5 @@ pub use error::{DecodeError, Problem};
 pub use header::{Flavor, Header};
 pub use length::RdbString;
 pub use scanner::{Checksum, KeyRecord, Record, Scanner};
-pub use value::{summarize_value, Scratch, ValueSummary};
+pub use value::{summarize_value_into, Scratch, ValueSummary};
 pub use value_type::{RedisType, ValueType};

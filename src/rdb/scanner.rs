@@ -46,7 +46,7 @@ pub struct KeyRecord<'data> {
 }
 
 impl<'data> KeyRecord<'data> {
-    /// A cursor over the value, for [`super::value::summarize_value`].
+    /// A cursor over the value, for [`super::value::summarize_value_into`].
     pub fn value_bytes(&self) -> Bytes<'data> {
         Bytes::new(self.value, self.value_offset)
     }

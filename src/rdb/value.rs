@@ -89,21 +89,22 @@ pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>) -> Result<()> {
     walk::<false>(vt, r, &mut Scratch::default(), &mut unused)
 }
 
-/// Walks the value at `r` and describes it, gathering the memory model's facts into
-/// `memory` (see [`MemoryFacts::new`]).
-pub fn summarize_value(
+/// Walks the value at `r` and describes it in `s` (overwritten), gathering the memory
+/// model's facts into `memory` (see [`MemoryFacts::new`]).
+#[inline]
+pub fn summarize_value_into(
     vt: ValueType,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch,
     memory: MemoryFacts,
-) -> Result<ValueSummary> {
-    let mut s = ValueSummary {
+    s: &mut ValueSummary,
+) -> Result<()> {
+    *s = ValueSummary {
         all_integers: true,
         memory,
         ..ValueSummary::default()
     };
-    walk::<true>(vt, r, scratch, &mut s)?;
-    Ok(s)
+    walk::<true>(vt, r, scratch, s)
 }
 
 /// The bytes of a string that holds a container blob, decompressed if needed, and the
