@@ -1,5 +1,7 @@
-//! Opening dumps: a read-only memory map of the file (the zero-copy path), or the bytes of
-//! standard input when the path is `-`.
+//! Opening dumps: a read-only memory map of the file (the zero-copy path). Standard input
+//! (`-`) and compressed dumps (LZ4 frames, gzip, zstd: recognised by their magic bytes, not
+//! their names) are first spooled to an unnamed temporary file and mapped from there, so
+//! they cost disk, not memory.
 //!
 //! Pages of a mapped file count in the process's resident set once touched, so a scan
 //! hands back the pages it has passed ([`Dump::release_before`]) and the checksum is
@@ -8,8 +10,9 @@
 use crate::rdb::checksum::Crc64;
 use memmap2::{Mmap, UncheckedAdvice};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::ops::Deref;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,23 +31,65 @@ enum Bytes {
 /// Release pages in steps of this many bytes (fewer system calls).
 const RELEASE_STEP: usize = 32 << 20;
 
+/// Compressed containers a dump may arrive in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compression {
+    Lz4,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// Recognises the container from its first bytes (an RDB file starts with `REDIS` or
+    /// `VALKEY`, never with these).
+    fn sniff(file: &File) -> io::Result<Option<Compression>> {
+        let mut magic = [0u8; 4];
+        let n = file.read_at(&mut magic, 0)?;
+        Ok(match &magic[..n] {
+            [0x04, 0x22, 0x4d, 0x18] => Some(Compression::Lz4),
+            [0x1f, 0x8b, ..] => Some(Compression::Gzip),
+            [0x28, 0xb5, 0x2f, 0xfd] => Some(Compression::Zstd),
+            _ => None,
+        })
+    }
+}
+
+/// Copies a stream into an unnamed temporary file (removed when closed).
+fn spool(mut input: impl Read) -> io::Result<File> {
+    let mut file = tempfile::tempfile()?;
+    io::copy(&mut input, &mut file)?;
+    file.flush()?;
+    Ok(file)
+}
+
 impl Dump {
     pub fn open(path: &Path) -> io::Result<Dump> {
-        let bytes = if path == Path::new("-") {
-            let mut buf = Vec::new();
-            io::stdin().lock().read_to_end(&mut buf)?;
-            Bytes::Owned(buf)
+        let mut file = if path == Path::new("-") {
+            spool(io::stdin().lock())?
         } else {
-            let file = File::open(path)?;
-            if file.metadata()?.len() == 0 {
-                Bytes::Owned(Vec::new())
-            } else {
-                // SAFETY: the map is read-only; a dump truncated by another process while
-                // mapped would fault, the same risk every mmap-based reader takes.
-                let map = unsafe { Mmap::map(&file)? };
-                let _ = map.advise(memmap2::Advice::Sequential);
-                Bytes::Mapped(map, file)
+            File::open(path)?
+        };
+        if let Some(kind) = Compression::sniff(&file)? {
+            file.seek(SeekFrom::Start(0))?;
+            let input = BufReader::with_capacity(1 << 20, file);
+            file = match kind {
+                Compression::Lz4 => spool(lz4_flex::frame::FrameDecoder::new(input)),
+                Compression::Gzip => spool(flate2::bufread::MultiGzDecoder::new(input)),
+                Compression::Zstd => spool(
+                    ruzstd::decoding::StreamingDecoder::new(input)
+                        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?,
+                ),
             }
+            .map_err(|e| io::Error::new(e.kind(), format!("decompressing {kind:?} input: {e}")))?;
+        }
+        let bytes = if file.metadata()?.len() == 0 {
+            Bytes::Owned(Vec::new())
+        } else {
+            // SAFETY: the map is read-only; a dump truncated by another process while
+            // mapped would fault, the same risk every mmap-based reader takes.
+            let map = unsafe { Mmap::map(&file)? };
+            let _ = map.advise(memmap2::Advice::Sequential);
+            Bytes::Mapped(map, file)
         };
         Ok(Dump {
             path: path.to_path_buf(),
@@ -79,8 +124,7 @@ impl Dump {
             Bytes::Owned(v) => crc.update(&v[..len]),
             Bytes::Mapped(_, file) => {
                 let mut file = file.try_clone()?;
-                use std::io::Seek;
-                file.seek(io::SeekFrom::Start(0))?;
+                file.seek(SeekFrom::Start(0))?;
                 let mut reader = file.take(len as u64);
                 let mut buf = vec![0u8; 1 << 20];
                 loop {
