@@ -23,7 +23,17 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
         &dump,
         &options,
         || 0u64,
-        |sum, key| *sum += key.memory_bytes,
+        |sum, key| {
+            *sum += key.memory_bytes
+                + crate::memory::sizeof_rounding(
+                    key.summary.memory.alloc,
+                    key.redis_type,
+                    key.encoding,
+                    key.elements.unwrap_or(0),
+                    key.summary.list_nodes,
+                    key.expiry_ms.is_some(),
+                )
+        },
         |sum| {
             keys_bytes += sum;
             Ok(())

@@ -12,7 +12,7 @@
 pub mod facts;
 pub mod jemalloc;
 
-pub use facts::{rax_nodes, MemoryFacts};
+pub use facts::MemoryFacts;
 
 use crate::rdb::{KeyRecord, RedisType, ValueSummary, ValueType};
 use crate::server::{Family, ServerProfile, Version};
@@ -58,22 +58,37 @@ fn buckets(n: u64) -> u64 {
     n.max(4).next_power_of_two()
 }
 
-/// Buckets of a set or sorted-set dict that grew one insert at a time on a server before
-/// 7.2: after each doubling the old table is rehashed one bucket per insert, so a dict
-/// whose size passed a power of two only a little ago still holds both tables.
-fn grown_buckets(profile: &ServerProfile, n: u64) -> u64 {
-    let full = buckets(n);
-    let previous = full / 2;
-    // The old table has ~63% of its buckets occupied, one rehash step each.
-    let rehashing = profile.family == Family::Redis
-        && profile.version < Version(7, 2, 0)
-        && n > previous
-        && previous >= 4
-        && (n - previous) * 1000 < previous * 632;
-    if rehashing {
-        full + previous
+/// How a pre-7.2 server grew a set, sorted-set or hash dict: the table it started from
+/// (`size` buckets, 0 for an empty dict) and the rehash steps each later
+/// insert performs (index → steps: 1 for `dictAdd` alone, 2 with a `dictFind` before it).
+struct Growth {
+    size: u64,
+    steps: fn(u64, &ServerProfile) -> u64,
+}
+
+/// Buckets (both tables while rehashing) of a dict grown to `n` entries one insert at a
+/// time: after each doubling at `S` entries the old table's ~63 % occupied buckets move one
+/// per rehash step.
+fn grown_buckets(profile: &ServerProfile, n: u64, g: Growth) -> u64 {
+    if !(profile.family == Family::Redis && profile.version < Version(7, 2, 0)) {
+        return buckets(n);
+    }
+    let start = g.size.max(4);
+    if n <= start {
+        return buckets(n).max(g.size);
+    }
+    // The last doubling: at S entries (S ≥ start), on the (S+1)-th insert.
+    let s = (n - 1).next_power_of_two().max(start);
+    let s = if s >= n { s / 2 } else { s };
+    if s < start {
+        return start;
+    }
+    let occupied = s as f64 * (1.0 - (1.0 - 1.0 / s as f64).powf(s as f64));
+    let steps: u64 = (s + 1..n).map(|i| (g.steps)(i, profile)).sum();
+    if (steps as f64) < occupied {
+        3 * s
     } else {
-        full
+        2 * s
     }
 }
 
@@ -88,6 +103,31 @@ fn rax_usage(elements: u64, nodes: u64) -> u64 {
 pub fn db_overhead(keys: u64, expires: u64) -> u64 {
     let table = |n: u64| if n == 0 { 0 } else { DICT + 8 * buckets(n) };
     table(keys) + table(expires) + expires * DICT_ENTRY
+}
+
+/// What `used_memory` holds for a key beyond its `MEMORY USAGE`: `objectComputeSize` counts
+/// dict entries, dicts and quicklist nodes at `sizeof` (24, 56, 40 bytes), jemalloc hands
+/// out their size class (32, 64, 48 with a 16-byte quantum; the same with 8). Counts the
+/// key's keyspace entry, its expires entry and its value's dict entries.
+pub fn sizeof_rounding(
+    alloc: Allocator,
+    redis_type: RedisType,
+    encoding: &str,
+    elements: u64,
+    list_nodes: u64,
+    has_expiry: bool,
+) -> u64 {
+    let entry = alloc.class(DICT_ENTRY) - DICT_ENTRY;
+    let dict = alloc.class(DICT) - DICT;
+    let node = alloc.class(QUICKLIST_NODE) - QUICKLIST_NODE;
+    let value = match (redis_type, encoding) {
+        (RedisType::Set | RedisType::Hash, "hashtable") | (RedisType::ZSet, "skiplist") => {
+            dict + elements * entry
+        }
+        (RedisType::List, "quicklist") => (list_nodes + 1) * node,
+        _ => 0,
+    };
+    entry * (1 + u64::from(has_expiry)) + value
 }
 
 /// The model's view of a whole dump: Σ per-key estimates, the per-db overhead, and what
@@ -198,7 +238,20 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
         }
         (RedisType::Set, "listpack") => ROBJ + a.class(listpack(vt == ValueType::SetListpack)),
         (RedisType::Set, _) => {
-            let b = grown_buckets(profile, n);
+            // An all-integer set began as an intset, converted with a presized dict.
+            let limit = profile.limits.set_max_intset_entries;
+            let growth = if s.all_integers && n > limit {
+                Growth {
+                    size: buckets(limit + 1),
+                    steps: |_, _| 1,
+                }
+            } else {
+                Growth {
+                    size: 0,
+                    steps: |_, _| 1,
+                }
+            };
+            let b = grown_buckets(profile, n, growth);
             let entries = if profile.family == Family::Valkey {
                 valkey_set_entries(n, b)
             } else {
@@ -213,7 +266,21 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
             ROBJ + ZSET
                 + ZSKIPLIST
                 + DICT
-                + 8 * grown_buckets(profile, n)
+                + 8 * grown_buckets(
+                    profile,
+                    n,
+                    // Converted from a listpack one insert at a time, then ZADD's find + add.
+                    Growth {
+                        size: 0,
+                        steps: |i, p| {
+                            if i < p.limits.zset_max_listpack_entries {
+                                1
+                            } else {
+                                2
+                            }
+                        },
+                    },
+                )
                 + a.class(ZSKIPLIST_HEADER)
                 + m.member_sds
                 + n * DICT_ENTRY
@@ -235,7 +302,22 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
             } else {
                 m.member_sds
             };
-            ROBJ + DICT + 8 * buckets(n) + n * DICT_ENTRY + fields + m.value_sds
+            // Converted when it outgrew the listpack (presized), or at a long element; then
+            // each HSET finds and adds.
+            let limit = profile.limits.hash_max_listpack_entries;
+            let growth = if s.largest_element > profile.limits.hash_max_listpack_value {
+                Growth {
+                    size: 0,
+                    steps: |_, _| 2,
+                }
+            } else {
+                Growth {
+                    size: buckets(limit + 1),
+                    steps: |_, _| 2,
+                }
+            };
+            let b = grown_buckets(profile, n, growth);
+            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
         }
         (RedisType::Stream, _) => {
             let Some(st) = &s.stream else {
@@ -252,7 +334,7 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
                 + m.consumer_name_bytes
                 + rax_usage(m.pel_entries, m.pel_rax_nodes);
             ROBJ + STREAM
-                + rax_usage(st.nodes, rax_nodes(st.nodes))
+                + rax_usage(st.nodes, m.stream_rax_nodes)
                 + m.stream_node_allocs
                 + m.stream_last_node_alloc
                 + groups

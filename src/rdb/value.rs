@@ -622,6 +622,7 @@ fn walk_stream<const DEEP: bool>(
     s: &mut ValueSummary,
 ) -> Result<()> {
     let mut st = StreamSummary::default();
+    let mut main_rax = crate::memory::facts::RaxCount::default();
     let nodes = read_count(r, 2, "stream node count")?;
     for _ in 0..nodes {
         let at = r.offset();
@@ -632,6 +633,11 @@ fn walk_stream<const DEEP: bool>(
                 "stream node master ID",
                 format!("{} bytes, expected 16", master.len()),
             ));
+        }
+        if DEEP {
+            let mut key = [0u8; 16];
+            key.copy_from_slice(master.to_cow()?.as_ref());
+            main_rax.push(key);
         }
         let at = r.offset();
         let lp = read_string(r, "stream node listpack")?;
@@ -650,6 +656,7 @@ fn walk_stream<const DEEP: bool>(
         }
     }
     st.nodes = nodes;
+    s.memory.stream_rax_nodes = main_rax.nodes();
     let length = read_length(r, "stream length")?;
     st.last_id = (
         read_length(r, "stream last ID")?,
@@ -669,12 +676,14 @@ fn walk_stream<const DEEP: bool>(
             read_length(r, "consumer group entries read")?;
         }
         let pel = read_count(r, 25, "consumer group PEL size")?;
+        let mut rax = crate::memory::facts::RaxCount::default();
         for _ in 0..pel {
-            r.skip(24, "pending entry ID and delivery time")?;
+            rax.push(r.read_array::<16>("pending entry ID")?);
+            r.skip(8, "pending entry delivery time")?;
             read_length(r, "pending entry delivery count")?;
         }
         st.pending += pel;
-        s.memory.pel(pel);
+        s.memory.pel(&rax);
         let consumers = read_count(r, 10, "consumer count")?;
         for _ in 0..consumers {
             let name = read_string(r, "consumer name")?;
@@ -683,9 +692,12 @@ fn walk_stream<const DEEP: bool>(
                 "consumer seen/active time",
             )?;
             let pending = read_count(r, 16, "consumer PEL size")?;
-            r.skip(pending * 16, "consumer PEL")?;
+            let mut rax = crate::memory::facts::RaxCount::default();
+            for _ in 0..pending {
+                rax.push(r.read_array::<16>("consumer PEL ID")?);
+            }
             s.memory.consumer_name_bytes += name.len();
-            s.memory.pel(pending);
+            s.memory.pel(&rax);
         }
         st.consumers += consumers;
     }

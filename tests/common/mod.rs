@@ -64,3 +64,5 @@ pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<Stop>) {
     });
     (rows, info, stop)
 }
+
+pub mod redis;
