@@ -158,18 +158,23 @@ pub fn read_count(r: &mut Bytes<'_>, min_bytes_each: u64, reading: &'static str)
     Ok(n)
 }
 
-/// Reads a string. Short raw strings (6-bit length, most keys and small values) take an
+/// Reads a string. Raw strings with a 6- or 14-bit length (keys and most values) take an
 /// inlined fast path; everything else goes through [`read_string_general`].
 #[inline(always)]
 pub fn read_string<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
-    if let Ok(first) = r.peek_u8(reading) {
-        if first < 0x40 {
-            let mut fast = *r;
-            fast.read_u8(reading)?;
-            if let Ok(bytes) = fast.read_bytes(u64::from(first), reading) {
-                *r = fast;
-                return Ok(RdbString::Raw(bytes));
-            }
+    let mut fast = *r;
+    if let Ok(first) = fast.read_u8(reading) {
+        let len = match first >> 6 {
+            0 => Some(u64::from(first)),
+            1 => fast
+                .read_u8(reading)
+                .ok()
+                .map(|second| (u64::from(first & 0x3f) << 8) | u64::from(second)),
+            _ => None,
+        };
+        if let Some(Ok(bytes)) = len.map(|len| fast.read_bytes(len, reading)) {
+            *r = fast;
+            return Ok(RdbString::Raw(bytes));
         }
     }
     read_string_general(r, reading)
