@@ -1,11 +1,16 @@
 //! Command-line interface (clap derive) and the commands behind it.
 
+use crate::analyze::prefixes::PrefixConfig;
+use crate::analyze::top::Metric;
 use crate::filter::{glob_to_regex, KeyFilter};
+use crate::pipeline::Options;
+use crate::progress::ProgressMode;
 use crate::rdb::RedisType;
 use crate::report::keys::{Compat, KeysFormat};
 use crate::server::{ProfileOverrides, Version};
 use clap::{Args, Parser, Subcommand};
 use std::io;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -21,10 +26,30 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Everything in one pass: totals, TTLs, prefixes, patterns, top keys, distributions,
+    /// cluster slots. Tables on stdout; `--out-dir` also writes summary.json and CSVs.
+    Report(ReportArgs),
+    /// The biggest keys by memory, elements or bytes in the file.
+    Top(TopArgs),
+    /// Keys, memory and bytes rolled up by key prefix (or by pattern with --patterns).
+    Prefixes(PrefixesArgs),
     /// One row per key, streamed in file order.
     Keys(KeysArgs),
     /// Header, aux fields, databases, functions and checksum verdict of a dump.
     Info(InfoArgs),
+}
+
+impl Command {
+    /// The worker threads asked for, for the global rayon pool.
+    pub fn threads(&self) -> Option<usize> {
+        let run = match self {
+            Command::Report(a) => &a.run,
+            Command::Top(a) => &a.run,
+            Command::Prefixes(a) => &a.run,
+            Command::Keys(_) | Command::Info(_) => return None,
+        };
+        run.threads.map(NonZeroUsize::get)
+    }
 }
 
 #[derive(Args, Debug)]
@@ -131,6 +156,150 @@ impl CommonArgs {
     pub fn filter(&self) -> io::Result<KeyFilter> {
         self.filter.build().map_err(invalid)
     }
+
+    /// The pipeline's options: filters, server model and whether to verify the CRC64.
+    pub fn pipeline_options(&self, verify_checksum: bool) -> io::Result<Options> {
+        Ok(Options {
+            verify_checksum,
+            overrides: self.overrides()?,
+            filter: self.filter()?,
+        })
+    }
+}
+
+/// How an analysing command runs: threads, progress bar, checksum.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<NonZeroUsize>,
+    /// Progress bar on stderr: bytes, MB/s, ETA.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ProgressMode,
+    /// No progress bar and no informational messages (errors are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Do not verify the CRC64 trailer.
+    #[arg(long)]
+    pub skip_checksum: bool,
+}
+
+impl RunArgs {
+    pub fn progress_mode(&self) -> ProgressMode {
+        if self.quiet {
+            ProgressMode::Never
+        } else {
+            self.progress
+        }
+    }
+}
+
+/// How keys are grouped into prefixes and patterns.
+#[derive(Args, Debug)]
+pub struct RollupArgs {
+    /// What separates the segments of a key.
+    #[arg(long, default_value = ":", value_parser = non_empty)]
+    pub delimiter: String,
+    /// Deepest prefix level: `a`, `a:b`, `a:b:c` for 3.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub depth: u8,
+    /// Distinct names kept per prefix depth, for patterns and for hash tags; keys under
+    /// other names are counted in an `(other)` row, so memory stays bounded.
+    #[arg(long, default_value_t = NonZeroUsize::new(20_000).expect("non-zero"), value_name = "N")]
+    pub max_prefixes: NonZeroUsize,
+}
+
+fn non_empty(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(s.to_string())
+    }
+}
+
+impl RollupArgs {
+    pub fn config(&self) -> PrefixConfig {
+        PrefixConfig {
+            delimiter: self.delimiter.as_bytes().to_vec(),
+            depth: usize::from(self.depth),
+            cap: self.max_prefixes.get(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Dump files, one per cluster shard for a merged report (`-` for standard input).
+    #[arg(required = true, value_name = "DUMP")]
+    pub dumps: Vec<PathBuf>,
+    /// Also write summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv and
+    /// slots.csv here, from the same pass.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// What to print on stdout: tables, or summary.json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReportFormat,
+    /// Keys kept in each top-N ranking.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub top: usize,
+    #[command(flatten)]
+    pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Csv,
+}
+
+#[derive(Args, Debug)]
+pub struct TopArgs {
+    /// Dump files, one per cluster shard for a merged ranking (`-` for standard input).
+    #[arg(required = true, value_name = "DUMP")]
+    pub dumps: Vec<PathBuf>,
+    /// How many keys.
+    #[arg(short = 'n', long = "top", default_value_t = 50, value_name = "N")]
+    pub n: usize,
+    /// Rank by estimated memory, element count or bytes in the file.
+    #[arg(long, value_enum, default_value = "memory")]
+    pub by: Metric,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ListFormat,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct PrefixesArgs {
+    /// Dump files, one per cluster shard for a merged rollup (`-` for standard input).
+    #[arg(required = true, value_name = "DUMP")]
+    pub dumps: Vec<PathBuf>,
+    /// Roll up by key pattern (ids collapsed to `*`) instead of by prefix.
+    #[arg(long)]
+    pub patterns: bool,
+    /// Table rows per depth (CSV has every row).
+    #[arg(short = 'n', long = "rows", default_value_t = 50, value_name = "N")]
+    pub rows: usize,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ListFormat,
+    #[command(flatten)]
+    pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Args, Debug)]

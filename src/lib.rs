@@ -3,6 +3,7 @@
 //! [`rdb`] decodes (zero-copy, bounds-checked), [`server`] models what a server would make
 //! of each value, [`analyze`] computes per-key statistics, [`report`] writes them.
 
+pub mod analysis;
 pub mod analyze;
 pub mod cli;
 pub mod commands;
@@ -10,6 +11,7 @@ pub mod filter;
 pub mod input;
 pub mod memory;
 pub mod pipeline;
+pub mod progress;
 pub mod rdb;
 pub mod report;
 pub mod scan;

@@ -9,8 +9,20 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(n) = cli.command.threads() {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+        {
+            eprintln!("rdbscope: --threads {n}: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let result = match &cli.command {
+        Command::Report(args) => commands::report::run(args, stdout),
+        Command::Top(args) => commands::top::run(args, stdout),
+        Command::Prefixes(args) => commands::prefixes::run(args, stdout),
         Command::Keys(args) => commands::keys::run(args, stdout),
         Command::Info(args) => commands::info::run(args, stdout),
     };

@@ -1,5 +1,17 @@
-//! Per-key statistics computed from the decoder's records.
+//! Per-key statistics computed from the decoder's records, and the aggregators that fold
+//! them: plain structs with `add(&KeyStats)` and `+=`, bounded in memory.
 
+pub mod aggregates;
+pub mod distribution;
+pub mod groups;
+pub mod idle_freq;
 pub mod key_stats;
+pub mod patterns;
+pub mod prefixes;
+pub mod slots;
+pub mod top;
+pub mod totals;
+pub mod ttl;
 
+pub use aggregates::{AggregateConfig, Aggregates, Aggregator, Source};
 pub use key_stats::KeyStats;

@@ -2,6 +2,9 @@
 
 pub mod info;
 pub mod keys;
+pub mod prefixes;
+pub mod report;
+pub mod top;
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,3 +3,7 @@
 pub mod escape;
 pub mod info;
 pub mod keys;
+pub mod notes;
+pub mod rollups;
+pub mod summary;
+pub mod tables;

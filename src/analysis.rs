@@ -1,0 +1,244 @@
+//! Analysing dumps into aggregates: one pass per dump on the rayon pool, several dumps
+//! (one per cluster shard) merged into one result with a per-file summary.
+//!
+//! Each pool thread folds the keys it analyses into its own aggregator (a
+//! [`ThreadLocal`]), so an aggregator's tables fill once per thread rather than once per
+//! chunk of keys, and nothing is merged on the scanning thread while the scan runs. After
+//! the pass the per-thread aggregators are merged with `+=`: sums do not depend on which
+//! thread saw which key, and every aggregator is built to give the same answer whatever
+//! the split (see `analyze::groups` and `analyze::top`). The chunk values the pipeline
+//! hands back in file order carry only what must stay ordered: the `keys.csv` rows and the
+//! bytes done for the progress bar.
+
+use crate::analyze::totals::Totals;
+use crate::analyze::{Aggregator, Source};
+use crate::input::Dump;
+use crate::pipeline::{self, Options};
+use crate::progress::Progress;
+use crate::report::keys::RowFormat;
+use crate::scan::{ChecksumVerdict, DumpScan};
+use std::cell::RefCell;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use thread_local::ThreadLocal;
+
+/// One dump of the run, as the per-file breakdown shows it.
+#[derive(Debug)]
+pub struct FileSummary {
+    pub name: String,
+    /// `REDIS0011`, `VALKEY080`; `None` when the header could not be read.
+    pub magic: Option<String>,
+    pub rdb_version: Option<u32>,
+    /// The `redis-ver` (or `valkey-ver`) aux field.
+    pub server_version: Option<String>,
+    /// The `ctime` aux field: Unix seconds when the dump was written.
+    pub ctime: Option<i64>,
+    /// The `used-mem` aux field: the server's `used_memory` when it wrote the dump.
+    pub used_mem: Option<u64>,
+    pub file_bytes: u64,
+    /// Keys read, before filters.
+    pub keys_scanned: u64,
+    /// Unix ms TTLs were measured from: `ctime`, or the time of the analysis without one.
+    pub reference_ms: i64,
+    pub checksum: ChecksumVerdict,
+    /// Why the dump could not be opened or read whole.
+    pub error: Option<String>,
+    /// Totals of the keys that passed the filters.
+    pub totals: Totals,
+}
+
+impl FileSummary {
+    /// The report covers only part of this dump.
+    pub fn partial(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Read whole, but the content does not match its checksum.
+    pub fn checksum_mismatch(&self) -> bool {
+        matches!(self.checksum, ChecksumVerdict::Mismatch { .. })
+    }
+}
+
+/// Per-file summaries and the aggregate over all dumps.
+pub struct Analysis<A> {
+    pub files: Vec<FileSummary>,
+    pub merged: A,
+}
+
+impl<A> Analysis<A> {
+    /// Some dump was not read whole or failed its checksum: the exit code says so.
+    pub fn failed(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| f.partial() || f.checksum_mismatch())
+    }
+
+    /// The report covers only part of the dumps.
+    pub fn partial(&self) -> bool {
+        self.files.iter().any(FileSummary::partial)
+    }
+}
+
+/// Per-key rows to stream while analysing (the `keys.csv` of `report --out-dir`).
+pub struct RowSink<'w> {
+    pub format: RowFormat,
+    pub out: &'w mut dyn Write,
+}
+
+/// What a pool task hands back, in file order.
+#[derive(Default)]
+struct Chunk {
+    rows: Vec<u8>,
+    bytes: u64,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The `ctime` aux field, read from the aux fields before the first key.
+fn dump_ctime(dump: &Dump) -> Option<i64> {
+    let mut scan = DumpScan::new(dump);
+    scan.next_batch(&mut Vec::with_capacity(1), 1);
+    scan.info().aux_value("ctime")?.trim().parse().ok()
+}
+
+/// Analyses `dumps` in order, each on the whole pool. `make` builds an empty aggregator
+/// for keys from `source`. Damage and checksum failures are reported on stderr and in the
+/// summaries; a dump that cannot be opened is skipped with its error recorded.
+pub fn analyze<A: Aggregator>(
+    dumps: &[PathBuf],
+    options: &Options,
+    progress: &Progress,
+    mut rows: Option<RowSink<'_>>,
+    make: impl Fn(Source) -> A + Sync,
+) -> io::Result<Analysis<A>> {
+    let mut merged = make(Source {
+        file: 0,
+        reference_ms: now_ms(),
+    });
+    let mut files = Vec::with_capacity(dumps.len());
+    for (index, path) in dumps.iter().enumerate() {
+        let (summary, aggregate) =
+            analyze_one(index, path, options, progress, rows.as_mut(), &make)?;
+        if let Some(a) = aggregate {
+            merged += a;
+        }
+        files.push(summary);
+    }
+    progress.finish();
+    Ok(Analysis { files, merged })
+}
+
+fn analyze_one<A: Aggregator>(
+    index: usize,
+    path: &Path,
+    options: &Options,
+    progress: &Progress,
+    rows: Option<&mut RowSink<'_>>,
+    make: &(impl Fn(Source) -> A + Sync),
+) -> io::Result<(FileSummary, Option<A>)> {
+    let name = path.display().to_string();
+    progress.set_message(&name);
+    let dump = match Dump::open(path) {
+        Ok(d) => d,
+        Err(e) => {
+            progress.error(&format!("rdbscope: {name}: {e}"));
+            let summary = FileSummary {
+                error: Some(format!("cannot open: {e}")),
+                ..empty_summary(name)
+            };
+            return Ok((summary, None));
+        }
+    };
+    if path == Path::new("-") {
+        progress.add_length(dump.len() as u64);
+    }
+    let ctime = dump_ctime(&dump);
+    let source = Source {
+        file: index,
+        reference_ms: ctime.map_or_else(now_ms, |s| s.saturating_mul(1000)),
+    };
+    let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
+    let format = rows.as_ref().map(|r| r.format);
+    let mut out = rows.map(|r| &mut *r.out);
+    let mut done = 0u64;
+    let pass = pipeline::run(
+        &dump,
+        options,
+        Chunk::default,
+        |chunk, key| {
+            chunk.bytes += key.serialized_bytes;
+            locals
+                .get_or(|| RefCell::new(make(source)))
+                .borrow_mut()
+                .add(key);
+            if let Some(format) = format {
+                format.render(key, &mut chunk.rows);
+            }
+        },
+        |chunk| {
+            progress.advance(chunk.bytes);
+            done += chunk.bytes;
+            match out.as_mut() {
+                Some(out) => out.write_all(&chunk.rows),
+                None => Ok(()),
+            }
+        },
+    )?;
+    // What the keys do not account for: header, aux fields, opcodes, skipped keys.
+    progress.advance((dump.len() as u64).saturating_sub(done));
+    let mut aggregate = make(source);
+    for local in locals {
+        aggregate += local.into_inner();
+    }
+    let info = pass.info;
+    let error = pass.damage.map(|d| {
+        let described = d.describe(&name);
+        progress.error(&format!("rdbscope: {described}"));
+        described
+    });
+    if let ChecksumVerdict::Mismatch { stored, computed } = info.checksum {
+        progress.error(&format!(
+            "rdbscope: {name}: CRC64 mismatch: trailer says {stored:016x}, content hashes to {computed:016x}"
+        ));
+    }
+    let summary = FileSummary {
+        magic: info.header.map(|h| h.magic()),
+        rdb_version: info.header.map(|h| h.version),
+        server_version: info
+            .aux_value("redis-ver")
+            .or_else(|| info.aux_value("valkey-ver")),
+        ctime,
+        used_mem: info
+            .aux_value("used-mem")
+            .and_then(|v| v.trim().parse().ok()),
+        file_bytes: info.file_bytes,
+        keys_scanned: info.keys,
+        reference_ms: source.reference_ms,
+        checksum: info.checksum,
+        error,
+        totals: aggregate.totals().clone(),
+        name,
+    };
+    Ok((summary, Some(aggregate)))
+}
+
+fn empty_summary(name: String) -> FileSummary {
+    FileSummary {
+        name,
+        magic: None,
+        rdb_version: None,
+        server_version: None,
+        ctime: None,
+        used_mem: None,
+        file_bytes: 0,
+        keys_scanned: 0,
+        reference_ms: 0,
+        checksum: ChecksumVerdict::NotChecked,
+        error: None,
+        totals: Totals::default(),
+    }
+}

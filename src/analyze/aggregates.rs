@@ -1,0 +1,94 @@
+//! Everything `report` computes, in one struct that is fed every key once and merges with
+//! `+=` (per thread, then per dump).
+
+use super::distribution::Distributions;
+use super::idle_freq::IdleFreq;
+use super::patterns::Patterns;
+use super::prefixes::{PrefixConfig, Prefixes};
+use super::slots::Slots;
+use super::top::TopKeys;
+use super::totals::Totals;
+use super::ttl::Ttl;
+use super::KeyStats;
+use std::ops::AddAssign;
+
+/// What a command folds keys into. `+=` merges a value built from other keys (another
+/// thread's share, another dump); `totals` feeds the per-file breakdown.
+pub trait Aggregator: AddAssign + Send + Sized {
+    fn add(&mut self, key: &KeyStats<'_>);
+    fn totals(&self) -> &Totals;
+}
+
+/// What every dump's aggregates are built with.
+#[derive(Clone, Debug)]
+pub struct AggregateConfig {
+    /// Keys kept in each top-N ranking.
+    pub top_n: usize,
+    pub prefixes: PrefixConfig,
+}
+
+/// Where the keys being added come from.
+#[derive(Clone, Copy, Debug)]
+pub struct Source {
+    /// Index of the dump on the command line.
+    pub file: usize,
+    /// Unix ms TTLs are measured from: the dump's `ctime`.
+    pub reference_ms: i64,
+}
+
+pub struct Aggregates {
+    pub totals: Totals,
+    pub ttl: Ttl,
+    pub prefixes: Prefixes,
+    pub patterns: Patterns,
+    pub top: TopKeys,
+    pub distributions: Distributions,
+    pub slots: Slots,
+    pub idle_freq: IdleFreq,
+}
+
+impl Aggregates {
+    pub fn new(config: &AggregateConfig, source: Source) -> Self {
+        Aggregates {
+            totals: Totals::default(),
+            ttl: Ttl::new(source.reference_ms),
+            prefixes: Prefixes::new(&config.prefixes),
+            patterns: Patterns::new(&config.prefixes),
+            top: TopKeys::new(config.top_n, source.file),
+            distributions: Distributions::default(),
+            slots: Slots::new(config.prefixes.cap),
+            idle_freq: IdleFreq::default(),
+        }
+    }
+}
+
+impl Aggregator for Aggregates {
+    #[inline]
+    fn add(&mut self, k: &KeyStats<'_>) {
+        self.totals.add(k);
+        self.ttl.add(k);
+        self.prefixes.add(k);
+        self.patterns.add(k);
+        self.top.add(k);
+        self.distributions.add(k);
+        self.slots.add(k);
+        self.idle_freq.add(k);
+    }
+
+    fn totals(&self) -> &Totals {
+        &self.totals
+    }
+}
+
+impl AddAssign for Aggregates {
+    fn add_assign(&mut self, o: Aggregates) {
+        self.totals += o.totals;
+        self.ttl += o.ttl;
+        self.prefixes += o.prefixes;
+        self.patterns += o.patterns;
+        self.top += o.top;
+        self.distributions += o.distributions;
+        self.slots += o.slots;
+        self.idle_freq += o.idle_freq;
+    }
+}

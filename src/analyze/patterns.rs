@@ -1,0 +1,180 @@
+//! Key patterns: each key with the segments that look like ids replaced by `*`, so
+//! `user:1:profile` … `user:99999:profile` are one row, `user:*:profile`.
+
+use super::groups::CappedTable;
+use super::prefixes::{find_delimiter, PrefixConfig};
+use super::KeyStats;
+use std::ops::AddAssign;
+
+/// Byte classes, OR-ed over a segment to classify it in one branch-free pass.
+const DIGIT: u8 = 1;
+const HEX_LETTER: u8 = 2;
+const LETTER: u8 = 4;
+const OTHER: u8 = 8;
+
+static CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = match c {
+            b'0'..=b'9' => DIGIT,
+            b'a'..=b'f' | b'A'..=b'F' => HEX_LETTER,
+            b'g'..=b'z' | b'G'..=b'Z' => LETTER,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    t
+};
+
+/// The OR of the classes of `segment`'s bytes.
+#[inline]
+fn classes(segment: &[u8]) -> u8 {
+    segment.iter().fold(0, |m, &b| m | CLASS[usize::from(b)])
+}
+
+/// Whether a segment (whose [`classes`] are given) is an identifier rather than a name:
+/// decimal digits, 8 or more hex digits with at least one digit among them (so words such
+/// as `deadbeef`… still need a digit), a UUID, or 16 or more letters and digits mixing
+/// both (tokens, base62 ids).
+#[inline]
+fn is_id(segment: &[u8], classes: u8) -> bool {
+    let len = segment.len();
+    let has_digit = classes & DIGIT != 0;
+    match classes {
+        0 => false,
+        DIGIT => true,
+        c if c & OTHER != 0 => len == 36 && is_uuid(segment),
+        c if c & LETTER == 0 => len >= 8 && has_digit,
+        _ => len >= 16 && has_digit,
+    }
+}
+
+/// `8-4-4-4-12` hex digits.
+fn is_uuid(s: &[u8]) -> bool {
+    s.len() == 36
+        && [8, 13, 18, 23].iter().all(|&i| s[i] == b'-')
+        && [&s[..8], &s[9..13], &s[14..18], &s[19..23], &s[24..]]
+            .iter()
+            .all(|part| classes(part) & !(DIGIT | HEX_LETTER) == 0)
+}
+
+pub struct Patterns {
+    delimiter: Vec<u8>,
+    table: CappedTable,
+    /// The pattern being built, reused from key to key.
+    scratch: Vec<u8>,
+}
+
+impl Patterns {
+    pub fn new(config: &PrefixConfig) -> Self {
+        Patterns {
+            delimiter: config.delimiter.clone(),
+            table: CappedTable::new(config.cap),
+            scratch: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        pattern_of(&k.key, &self.delimiter, &mut self.scratch);
+        self.table.add(&self.scratch, k);
+    }
+
+    pub fn table(&self) -> &CappedTable {
+        &self.table
+    }
+}
+
+/// Writes the pattern of `key` into `out` (cleared first).
+pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let push = |segment: &[u8], classes: u8, out: &mut Vec<u8>| {
+        if is_id(segment, classes) {
+            out.push(b'*');
+        } else {
+            out.extend_from_slice(segment);
+        }
+    };
+    if let [d] = *delimiter {
+        // One pass: classify bytes while looking for the delimiter.
+        let mut start = 0;
+        let mut mask = 0;
+        for (i, &b) in key.iter().enumerate() {
+            if b == d {
+                push(&key[start..i], mask, out);
+                out.push(d);
+                start = i + 1;
+                mask = 0;
+            } else {
+                mask |= CLASS[usize::from(b)];
+            }
+        }
+        push(&key[start..], mask, out);
+        return;
+    }
+    let mut from = 0;
+    loop {
+        let end = find_delimiter(key, from, delimiter).unwrap_or(key.len());
+        let segment = &key[from..end];
+        push(segment, classes(segment), out);
+        if end == key.len() {
+            return;
+        }
+        out.extend_from_slice(delimiter);
+        from = end + delimiter.len();
+    }
+}
+
+impl AddAssign for Patterns {
+    fn add_assign(&mut self, other: Patterns) {
+        self.table += other.table;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(key: &str) -> String {
+        let mut out = Vec::new();
+        pattern_of(key.as_bytes(), b":", &mut out);
+        let mut long = Vec::new();
+        pattern_of(key.replace(':', "::").as_bytes(), b"::", &mut long);
+        assert_eq!(
+            String::from_utf8_lossy(&long).replace("::", ":").as_bytes(),
+            out
+        );
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn ids_collapse_names_stay() {
+        assert_eq!(pattern("user:1:profile"), "user:*:profile");
+        assert_eq!(pattern("user:99999:profile"), "user:*:profile");
+        assert_eq!(
+            pattern("session:550e8400-e29b-41d4-a716-446655440000"),
+            "session:*"
+        );
+        assert_eq!(pattern("cache:product:9f86d081884c7d65"), "cache:product:*");
+        assert_eq!(pattern("tok:aZ3kP9qL2mX8vB4n"), "tok:*");
+        // Names, short hex words and mixed names shorter than 16 stay.
+        assert_eq!(pattern("cache:deadbeef:v2"), "cache:deadbeef:v2");
+        assert_eq!(pattern("feed:cafe1234"), "feed:*");
+        assert_eq!(pattern("user_123:x"), "user_123:x");
+        assert_eq!(pattern("counter"), "counter");
+        assert_eq!(pattern("12345"), "*");
+        assert_eq!(pattern("a::b:"), "a::b:");
+        assert_eq!(pattern(""), "");
+    }
+
+    #[test]
+    fn uuid_shape() {
+        let id = |s: &[u8]| is_id(s, classes(s));
+        assert!(id(b"550E8400-E29B-41D4-A716-446655440000"));
+        assert!(!id(b"550e8400-e29b-41d4-a716-44665544000"));
+        assert!(!id(b"550e8400_e29b_41d4_a716_446655440000"));
+        assert!(!id(b"550e8400-e29b-41d4-a716-44665544000g"));
+    }
+}

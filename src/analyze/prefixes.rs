@@ -1,0 +1,115 @@
+//! Prefix rollup: keys grouped by their first 1, 2, … `depth` segments.
+//!
+//! A key counts under the prefixes that leave at least one segment of it out:
+//! `user:42:profile` under `user` (depth 1) and `user:42` (depth 2), never under itself,
+//! so a prefix always names a group and the table does not turn into a copy of the
+//! keyspace. Keys without the delimiter belong to no prefix; they are tallied apart.
+
+use super::groups::{CappedTable, GroupStats};
+use super::KeyStats;
+use std::ops::AddAssign;
+
+/// How keys are split into segments, and how much of that is kept.
+#[derive(Clone, Debug)]
+pub struct PrefixConfig {
+    /// Non-empty.
+    pub delimiter: Vec<u8>,
+    /// Deepest prefix level counted (1 = first segment only).
+    pub depth: usize,
+    /// Most names kept per table before the rest goes to `(other)`.
+    pub cap: usize,
+}
+
+impl Default for PrefixConfig {
+    fn default() -> Self {
+        PrefixConfig {
+            delimiter: b":".to_vec(),
+            depth: 3,
+            cap: 20_000,
+        }
+    }
+}
+
+/// Position of the first `delimiter` in `hay` at or after `from`.
+#[inline]
+pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize> {
+    let rest = hay.get(from..)?;
+    match delimiter {
+        [b] => rest.iter().position(|c| c == b),
+        d => rest.windows(d.len()).position(|w| w == d),
+    }
+    .map(|i| from + i)
+}
+
+pub struct Prefixes {
+    delimiter: Vec<u8>,
+    /// `tables[d - 1]` holds the depth-`d` prefixes.
+    tables: Vec<CappedTable>,
+    no_delimiter: GroupStats,
+}
+
+impl Prefixes {
+    pub fn new(config: &PrefixConfig) -> Self {
+        Prefixes {
+            delimiter: config.delimiter.clone(),
+            tables: (0..config.depth)
+                .map(|_| CappedTable::new(config.cap))
+                .collect(),
+            no_delimiter: GroupStats::default(),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        let key = &*k.key;
+        let mut from = 0;
+        for (depth, table) in self.tables.iter_mut().enumerate() {
+            let Some(end) = find_delimiter(key, from, &self.delimiter) else {
+                if depth == 0 {
+                    self.no_delimiter.add(k);
+                }
+                return;
+            };
+            table.add(&key[..end], k);
+            from = end + self.delimiter.len();
+        }
+    }
+
+    pub fn delimiter(&self) -> &[u8] {
+        &self.delimiter
+    }
+
+    /// One table per depth, depth 1 first.
+    pub fn tables(&self) -> &[CappedTable] {
+        &self.tables
+    }
+
+    /// Keys holding no delimiter at all.
+    pub fn no_delimiter(&self) -> &GroupStats {
+        &self.no_delimiter
+    }
+}
+
+impl AddAssign for Prefixes {
+    fn add_assign(&mut self, other: Prefixes) {
+        self.no_delimiter += &other.no_delimiter;
+        for (a, b) in self.tables.iter_mut().zip(other.tables) {
+            *a += b;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delimiters_of_any_length() {
+        assert_eq!(find_delimiter(b"a:b:c", 0, b":"), Some(1));
+        assert_eq!(find_delimiter(b"a:b:c", 2, b":"), Some(3));
+        assert_eq!(find_delimiter(b"a:b:c", 4, b":"), None);
+        assert_eq!(find_delimiter(b"a::b", 0, b"::"), Some(1));
+        assert_eq!(find_delimiter(b"a::b", 3, b"::"), None);
+        assert_eq!(find_delimiter(b"ab", 9, b":"), None);
+    }
+}

@@ -1,0 +1,99 @@
+//! Cluster view: keys and memory per hash slot, and per hash tag (`{tag}`), to find the
+//! slots and tags that make one shard heavier than the others.
+
+use super::groups::CappedTable;
+use super::KeyStats;
+use std::ops::AddAssign;
+
+pub const SLOTS: usize = 16384;
+
+/// The part of the key Redis Cluster hashes when it holds a non-empty `{…}`: from the
+/// first `{` to the first `}` after it.
+pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
+    let open = key.iter().position(|&b| b == b'{')?;
+    let len = key[open + 1..].iter().position(|&b| b == b'}')?;
+    (len > 0).then(|| &key[open + 1..open + 1 + len])
+}
+
+/// Keys and memory of one slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlotLoad {
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+pub struct Slots {
+    /// Indexed by slot.
+    load: Vec<SlotLoad>,
+    tags: CappedTable,
+}
+
+impl Slots {
+    /// `tag_cap`: hash tags kept before the rest goes to `(other)`.
+    pub fn new(tag_cap: usize) -> Self {
+        Slots {
+            load: vec![SlotLoad::default(); SLOTS],
+            tags: CappedTable::new(tag_cap),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        let s = &mut self.load[usize::from(k.slot) % SLOTS];
+        s.keys += 1;
+        s.memory_bytes += k.memory_bytes;
+        if let Some(tag) = hash_tag(&k.key) {
+            self.tags.add(tag, k);
+        }
+    }
+
+    pub fn slots_with_keys(&self) -> usize {
+        self.load.iter().filter(|s| s.keys > 0).count()
+    }
+
+    /// Non-empty slots in slot order.
+    pub fn loaded(&self) -> impl Iterator<Item = (u16, &SlotLoad)> {
+        (0u16..).zip(&self.load).filter(|(_, l)| l.keys > 0)
+    }
+
+    /// The `n` slots with the most memory (then keys, then lowest slot).
+    pub fn heaviest(&self, n: usize) -> Vec<(u16, SlotLoad)> {
+        let mut rows: Vec<_> = self.loaded().map(|(s, l)| (s, *l)).collect();
+        rows.sort_unstable_by(|a, b| {
+            (b.1.memory_bytes, b.1.keys)
+                .cmp(&(a.1.memory_bytes, a.1.keys))
+                .then(a.0.cmp(&b.0))
+        });
+        rows.truncate(n);
+        rows
+    }
+
+    pub fn tags(&self) -> &CappedTable {
+        &self.tags
+    }
+}
+
+impl AddAssign for Slots {
+    fn add_assign(&mut self, o: Slots) {
+        for (a, b) in self.load.iter_mut().zip(&o.load) {
+            a.keys += b.keys;
+            a.memory_bytes += b.memory_bytes;
+        }
+        self.tags += o.tags;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_follow_redis_cluster() {
+        assert_eq!(hash_tag(b"{user1000}.following"), Some(&b"user1000"[..]));
+        assert_eq!(hash_tag(b"foo{}{bar}"), None);
+        assert_eq!(hash_tag(b"foo{{bar}}zap"), Some(&b"{bar"[..]));
+        assert_eq!(hash_tag(b"foo{bar}{zap}"), Some(&b"bar"[..]));
+        assert_eq!(hash_tag(b"plain"), None);
+        assert_eq!(hash_tag(b"open{only"), None);
+    }
+}

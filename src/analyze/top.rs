@@ -1,0 +1,200 @@
+//! The N biggest keys by a metric, in a heap of N: memory stays at N keys whatever the
+//! size of the dump.
+//!
+//! Ties are broken by db, key and file, so the kept keys and their order are the same
+//! whichever thread or shard saw them first.
+
+use super::groups::type_index;
+use super::totals::TypeKey;
+use super::KeyStats;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::ops::AddAssign;
+
+/// What keys are ranked by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    /// Estimated RAM once loaded.
+    Memory,
+    /// Element count (`STRLEN` for strings).
+    Elements,
+    /// Bytes in the dump file.
+    Serialized,
+}
+
+impl Metric {
+    /// The name a ranking goes by in `top.csv` (as `--by` spells it).
+    pub fn ranking(self) -> &'static str {
+        match self {
+            Metric::Memory => "memory",
+            Metric::Elements => "elements",
+            Metric::Serialized => "serialized",
+        }
+    }
+
+    /// For titles.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Memory => "memory",
+            Metric::Elements => "elements",
+            Metric::Serialized => "bytes in the file",
+        }
+    }
+
+    #[inline]
+    fn of(self, k: &KeyStats<'_>) -> u64 {
+        match self {
+            Metric::Memory => k.memory_bytes,
+            Metric::Elements => k.elements.unwrap_or(0),
+            Metric::Serialized => k.serialized_bytes,
+        }
+    }
+}
+
+/// One ranked key, owned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopKey {
+    /// The ranking metric's value.
+    pub value: u64,
+    pub db: u64,
+    pub key: Box<[u8]>,
+    /// Index of the dump on the command line.
+    pub file: usize,
+    pub type_key: TypeKey,
+    pub encoding: &'static str,
+    pub elements: Option<u64>,
+    pub serialized_bytes: u64,
+    pub memory_bytes: u64,
+    pub largest_element_bytes: u64,
+    pub expiry_ms: Option<i64>,
+}
+
+impl TopKey {
+    /// Larger ranks higher: bigger value, then lower db, key and file.
+    fn rank_cmp(&self, value: u64, db: u64, key: &[u8], file: usize) -> Ordering {
+        self.value
+            .cmp(&value)
+            .then(db.cmp(&self.db))
+            .then_with(|| key.cmp(&self.key))
+            .then(file.cmp(&self.file))
+    }
+}
+
+impl Ord for TopKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank_cmp(other.value, other.db, &other.key, other.file)
+    }
+}
+
+impl PartialOrd for TopKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The `n` highest-ranked keys by one metric.
+pub struct TopN {
+    n: usize,
+    metric: Metric,
+    file: usize,
+    /// Lowest-ranked kept key on top: the one a better key replaces.
+    heap: BinaryHeap<Reverse<TopKey>>,
+}
+
+impl TopN {
+    /// `file` is the index of the dump the keys come from.
+    pub fn new(n: usize, metric: Metric, file: usize) -> Self {
+        TopN {
+            n,
+            metric,
+            file,
+            heap: BinaryHeap::with_capacity(n + 1),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        let value = self.metric.of(k);
+        if self.heap.len() >= self.n {
+            // Most keys lose to the lowest kept one: decide that without copying the key.
+            match self.heap.peek() {
+                Some(Reverse(low)) if low.rank_cmp(value, k.db, &k.key, self.file).is_lt() => {}
+                _ => return,
+            }
+            self.heap.pop();
+        }
+        self.heap.push(Reverse(TopKey {
+            value,
+            db: k.db,
+            key: k.key.as_ref().into(),
+            file: self.file,
+            type_key: TypeKey::of(k),
+            encoding: k.encoding,
+            elements: k.elements,
+            serialized_bytes: k.serialized_bytes,
+            memory_bytes: k.memory_bytes,
+            largest_element_bytes: k.largest_element_bytes,
+            expiry_ms: k.expiry_ms,
+        }));
+    }
+
+    /// Highest first.
+    pub fn sorted(&self) -> Vec<&TopKey> {
+        let mut keys: Vec<_> = self.heap.iter().map(|r| &r.0).collect();
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        keys
+    }
+}
+
+impl AddAssign for TopN {
+    fn add_assign(&mut self, other: TopN) {
+        for Reverse(k) in other.heap {
+            if self.heap.len() < self.n {
+                self.heap.push(Reverse(k));
+            } else if self.heap.peek().is_some_and(|Reverse(low)| k > *low) {
+                self.heap.pop();
+                self.heap.push(Reverse(k));
+            }
+        }
+    }
+}
+
+/// The rankings a report shows: overall by memory, elements and bytes in the file, and by
+/// memory within each type.
+pub struct TopKeys {
+    pub by_memory: TopN,
+    pub by_elements: TopN,
+    pub by_serialized: TopN,
+    /// Indexed like [`crate::rdb::RedisType::ALL`].
+    pub by_type: [TopN; 7],
+}
+
+impl TopKeys {
+    pub fn new(n: usize, file: usize) -> Self {
+        TopKeys {
+            by_memory: TopN::new(n, Metric::Memory, file),
+            by_elements: TopN::new(n, Metric::Elements, file),
+            by_serialized: TopN::new(n, Metric::Serialized, file),
+            by_type: std::array::from_fn(|_| TopN::new(n, Metric::Memory, file)),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        self.by_memory.add(k);
+        self.by_elements.add(k);
+        self.by_serialized.add(k);
+        self.by_type[type_index(k.redis_type)].add(k);
+    }
+}
+
+impl AddAssign for TopKeys {
+    fn add_assign(&mut self, o: TopKeys) {
+        self.by_memory += o.by_memory;
+        self.by_elements += o.by_elements;
+        self.by_serialized += o.by_serialized;
+        for (a, b) in self.by_type.iter_mut().zip(o.by_type) {
+            *a += b;
+        }
+    }
+}

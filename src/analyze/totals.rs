@@ -1,0 +1,177 @@
+//! Totals over all keys, per db, per type and per type and encoding.
+
+use super::KeyStats;
+use crate::rdb::module::ModuleId;
+use crate::rdb::RedisType;
+use std::borrow::Cow;
+use std::ops::AddAssign;
+
+/// What a set of keys adds up to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub keys: u64,
+    /// Sum of element counts (module values count none).
+    pub elements: u64,
+    pub serialized_bytes: u64,
+    pub memory_bytes: u64,
+    pub keys_with_ttl: u64,
+}
+
+impl Counts {
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        self.keys += 1;
+        self.elements += k.elements.unwrap_or(0);
+        self.serialized_bytes += k.serialized_bytes;
+        self.memory_bytes += k.memory_bytes;
+        self.keys_with_ttl += u64::from(k.expiry_ms.is_some());
+    }
+
+    pub fn keys_without_ttl(&self) -> u64 {
+        self.keys - self.keys_with_ttl
+    }
+}
+
+impl AddAssign<&Counts> for Counts {
+    fn add_assign(&mut self, o: &Counts) {
+        self.keys += o.keys;
+        self.elements += o.elements;
+        self.serialized_bytes += o.serialized_bytes;
+        self.memory_bytes += o.memory_bytes;
+        self.keys_with_ttl += o.keys_with_ttl;
+    }
+}
+
+/// A type as `TYPE` names it: module values are told apart by their module type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeKey {
+    pub redis_type: RedisType,
+    pub module: Option<ModuleId>,
+}
+
+impl TypeKey {
+    pub fn of(k: &KeyStats<'_>) -> Self {
+        TypeKey {
+            redis_type: k.redis_type,
+            module: k.module,
+        }
+    }
+
+    pub fn name(&self) -> Cow<'static, str> {
+        match self.module {
+            Some(id) => Cow::Owned(id.name()),
+            None => Cow::Borrowed(self.redis_type.name()),
+        }
+    }
+
+    fn order(&self) -> (RedisType, u64) {
+        (self.redis_type, self.module.map_or(0, |m| m.0))
+    }
+}
+
+/// An encoding name as a row key: the names are static strings, so the same name is
+/// nearly always the same pointer, which is checked before the bytes.
+#[derive(Clone, Copy, Debug)]
+struct Encoding(&'static str);
+
+impl PartialEq for Encoding {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0) || self.0 == other.0
+    }
+}
+
+/// Rows of a small table found by linear search: a dump has a handful of dbs, types and
+/// encodings, so this beats hashing on every key.
+#[derive(Clone, Debug)]
+struct Rows<K>(Vec<(K, Counts)>);
+
+impl<K: PartialEq + Copy> Rows<K> {
+    #[inline]
+    fn get(&mut self, key: K) -> &mut Counts {
+        let i = match self.0.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.0.push((key, Counts::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn merge(&mut self, other: &Rows<K>) {
+        for (k, c) in &other.0 {
+            *self.get(*k) += c;
+        }
+    }
+}
+
+impl<K> Default for Rows<K> {
+    fn default() -> Self {
+        Rows(Vec::new())
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    all: Counts,
+    by_db: Rows<u64>,
+    by_type: Rows<TypeKey>,
+    by_encoding: Rows<(TypeKey, Encoding)>,
+}
+
+impl Totals {
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        self.all.add(k);
+        self.by_db.get(k.db).add(k);
+        let t = TypeKey::of(k);
+        self.by_type.get(t).add(k);
+        self.by_encoding.get((t, Encoding(k.encoding))).add(k);
+    }
+
+    pub fn all(&self) -> &Counts {
+        &self.all
+    }
+
+    /// By db number.
+    pub fn by_db(&self) -> Vec<(u64, Counts)> {
+        let mut rows = self.by_db.0.clone();
+        rows.sort_unstable_by_key(|(db, _)| *db);
+        rows
+    }
+
+    /// In the order of [`RedisType::ALL`], module types by id.
+    pub fn by_type(&self) -> Vec<(TypeKey, Counts)> {
+        let mut rows = self.by_type.0.clone();
+        rows.sort_unstable_by_key(|(t, _)| t.order());
+        rows
+    }
+
+    /// By type, then encoding name.
+    pub fn by_encoding(&self) -> Vec<(TypeKey, &'static str, Counts)> {
+        let mut rows: Vec<_> = self
+            .by_encoding
+            .0
+            .iter()
+            .map(|&((t, e), c)| (t, e.0, c))
+            .collect();
+        rows.sort_unstable_by_key(|(t, e, _)| (t.order(), *e));
+        rows
+    }
+}
+
+impl AddAssign<&Totals> for Totals {
+    fn add_assign(&mut self, o: &Totals) {
+        self.all += &o.all;
+        self.by_db.merge(&o.by_db);
+        self.by_type.merge(&o.by_type);
+        self.by_encoding.merge(&o.by_encoding);
+    }
+}
+
+impl AddAssign for Totals {
+    fn add_assign(&mut self, o: Totals) {
+        *self += &o;
+    }
+}

@@ -1,0 +1,250 @@
+//! TTL distribution: how many keys, and how much memory, expire when — measured from the
+//! moment the dump was written (its `ctime` aux field), so "already expired" means the
+//! server would have dropped the key on load.
+
+use super::KeyStats;
+use rustc_hash::FxHashMap;
+use std::ops::AddAssign;
+
+const MINUTE_MS: i64 = 60_000;
+const HOUR_MS: i64 = 60 * MINUTE_MS;
+const DAY_MS: i64 = 24 * HOUR_MS;
+
+/// Expiries further out than this are not tracked per minute: a storm that far ahead is
+/// not actionable, and the window bounds the table (43 201 minutes).
+pub const STORM_WINDOW_MS: i64 = 30 * DAY_MS;
+
+/// TTL classes, in the order reports list them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TtlBucket {
+    Expired,
+    UnderHour,
+    HourToDay,
+    DayToWeek,
+    WeekToMonth,
+    OverMonth,
+    NoTtl,
+}
+
+impl TtlBucket {
+    pub const ALL: [TtlBucket; 7] = [
+        TtlBucket::Expired,
+        TtlBucket::UnderHour,
+        TtlBucket::HourToDay,
+        TtlBucket::DayToWeek,
+        TtlBucket::WeekToMonth,
+        TtlBucket::OverMonth,
+        TtlBucket::NoTtl,
+    ];
+
+    /// The stable name used in `summary.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TtlBucket::Expired => "expired",
+            TtlBucket::UnderHour => "lt_1h",
+            TtlBucket::HourToDay => "1h_24h",
+            TtlBucket::DayToWeek => "1d_7d",
+            TtlBucket::WeekToMonth => "7d_30d",
+            TtlBucket::OverMonth => "gt_30d",
+            TtlBucket::NoTtl => "no_ttl",
+        }
+    }
+
+    /// For tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            TtlBucket::Expired => "already expired",
+            TtlBucket::UnderHour => "< 1 h",
+            TtlBucket::HourToDay => "1 h – 24 h",
+            TtlBucket::DayToWeek => "1 d – 7 d",
+            TtlBucket::WeekToMonth => "7 d – 30 d",
+            TtlBucket::OverMonth => "> 30 d",
+            TtlBucket::NoTtl => "no TTL",
+        }
+    }
+
+    /// The class of a key expiring `ttl_ms` after the reference time.
+    pub fn of(ttl_ms: Option<i64>) -> TtlBucket {
+        match ttl_ms {
+            None => TtlBucket::NoTtl,
+            Some(t) if t <= 0 => TtlBucket::Expired,
+            Some(t) if t < HOUR_MS => TtlBucket::UnderHour,
+            Some(t) if t < DAY_MS => TtlBucket::HourToDay,
+            Some(t) if t < 7 * DAY_MS => TtlBucket::DayToWeek,
+            Some(t) if t < 30 * DAY_MS => TtlBucket::WeekToMonth,
+            Some(_) => TtlBucket::OverMonth,
+        }
+    }
+}
+
+/// Keys and memory of a TTL class or an expiry minute.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+impl Tally {
+    #[inline]
+    fn add(&mut self, memory_bytes: u64) {
+        self.keys += 1;
+        self.memory_bytes += memory_bytes;
+    }
+}
+
+impl AddAssign<&Tally> for Tally {
+    fn add_assign(&mut self, o: &Tally) {
+        self.keys += o.keys;
+        self.memory_bytes += o.memory_bytes;
+    }
+}
+
+pub struct Ttl {
+    /// Unix ms the TTLs are measured from (the dump's `ctime`).
+    reference_ms: i64,
+    buckets: [Tally; 7],
+    /// First minute (Unix ms / 60 000) of the storm window: the reference's.
+    window_start: i64,
+    /// Keys expiring in each minute of the window, indexed from `window_start`; allocated
+    /// at the first expiry. An array rather than a map: every key with a TTL lands here,
+    /// and one indexed access is cheaper than hashing and probing.
+    window: Vec<Tally>,
+    /// Minutes merged in from dumps with another reference that fall outside the window.
+    elsewhere: FxHashMap<i64, Tally>,
+}
+
+/// Minutes in the storm window.
+const WINDOW_MINUTES: usize = (STORM_WINDOW_MS / MINUTE_MS) as usize + 1;
+
+impl Ttl {
+    pub fn new(reference_ms: i64) -> Self {
+        Ttl {
+            reference_ms,
+            buckets: [Tally::default(); 7],
+            window_start: reference_ms.div_euclid(MINUTE_MS),
+            window: Vec::new(),
+            elsewhere: FxHashMap::default(),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        let ttl = k.expiry_ms.map(|e| e.saturating_sub(self.reference_ms));
+        self.buckets[TtlBucket::of(ttl) as usize].add(k.memory_bytes);
+        if let (Some(expiry), Some(ttl)) = (k.expiry_ms, ttl) {
+            if ttl > 0 && ttl <= STORM_WINDOW_MS {
+                let minute = expiry.div_euclid(MINUTE_MS) - self.window_start;
+                if self.window.is_empty() {
+                    self.window = vec![Tally::default(); WINDOW_MINUTES];
+                }
+                self.window[minute as usize].add(k.memory_bytes);
+            }
+        }
+    }
+
+    /// Adds `t` to the keys expiring in `minute` (Unix ms / 60 000).
+    fn add_minute(&mut self, minute: i64, t: &Tally) {
+        match usize::try_from(minute - self.window_start) {
+            Ok(i) if i < WINDOW_MINUTES => {
+                if self.window.is_empty() {
+                    self.window = vec![Tally::default(); WINDOW_MINUTES];
+                }
+                self.window[i] += t;
+            }
+            _ => *self.elsewhere.entry(minute).or_default() += t,
+        }
+    }
+
+    /// Minutes with expiring keys, as (minute, tally), in no particular order.
+    fn minutes(&self) -> impl Iterator<Item = (i64, &Tally)> {
+        (self.window_start..)
+            .zip(&self.window)
+            .filter(|(_, t)| t.keys > 0)
+            .chain(self.elsewhere.iter().map(|(&m, t)| (m, t)))
+    }
+
+    /// Every class, in [`TtlBucket::ALL`] order.
+    pub fn buckets(&self) -> impl Iterator<Item = (TtlBucket, &Tally)> {
+        TtlBucket::ALL.into_iter().zip(&self.buckets)
+    }
+
+    /// The `n` minutes in which the most keys expire, as (minute start in Unix ms, tally):
+    /// most keys first, then most memory, then earliest.
+    pub fn storms(&self, n: usize) -> Vec<(i64, Tally)> {
+        let mut rows: Vec<_> = self.minutes().map(|(m, &t)| (m * MINUTE_MS, t)).collect();
+        rows.sort_unstable_by(|a, b| {
+            (b.1.keys, b.1.memory_bytes)
+                .cmp(&(a.1.keys, a.1.memory_bytes))
+                .then(a.0.cmp(&b.0))
+        });
+        rows.truncate(n);
+        rows
+    }
+}
+
+impl AddAssign for Ttl {
+    fn add_assign(&mut self, o: Ttl) {
+        for (a, b) in self.buckets.iter_mut().zip(&o.buckets) {
+            *a += b;
+        }
+        if o.window_start == self.window_start && !self.window.is_empty() {
+            for (a, b) in self.window.iter_mut().zip(&o.window) {
+                *a += b;
+            }
+            for (m, t) in &o.elsewhere {
+                self.add_minute(*m, t);
+            }
+        } else {
+            for (m, t) in o.minutes() {
+                self.add_minute(m, t);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_edges() {
+        assert_eq!(TtlBucket::of(None), TtlBucket::NoTtl);
+        assert_eq!(TtlBucket::of(Some(-5)), TtlBucket::Expired);
+        assert_eq!(TtlBucket::of(Some(0)), TtlBucket::Expired);
+        assert_eq!(TtlBucket::of(Some(1)), TtlBucket::UnderHour);
+        assert_eq!(TtlBucket::of(Some(HOUR_MS)), TtlBucket::HourToDay);
+        assert_eq!(TtlBucket::of(Some(DAY_MS)), TtlBucket::DayToWeek);
+        assert_eq!(TtlBucket::of(Some(7 * DAY_MS)), TtlBucket::WeekToMonth);
+        assert_eq!(TtlBucket::of(Some(30 * DAY_MS)), TtlBucket::OverMonth);
+    }
+
+    #[test]
+    fn windows_of_different_dumps_merge() {
+        let t = |keys| Tally {
+            keys,
+            memory_bytes: 10 * keys,
+        };
+        let base = 1_700_000_000_000 / MINUTE_MS;
+        let mut a = Ttl::new(base * MINUTE_MS);
+        a.add_minute(base + 5, &t(2));
+        a.add_minute(base + 43_200, &t(1));
+        // Another shard written two hours later: its window reaches further.
+        let mut b = Ttl::new((base + 120) * MINUTE_MS);
+        b.add_minute(base + 5 + 120, &t(7));
+        b.add_minute(base + 43_200 + 120, &t(3));
+        let mut same = Ttl::new(base * MINUTE_MS);
+        same.add_minute(base + 5, &t(4));
+        a += b;
+        a += same;
+        let at = |m: i64| m * MINUTE_MS;
+        assert_eq!(
+            a.storms(10),
+            vec![
+                (at(base + 125), t(7)),
+                (at(base + 5), t(6)),
+                (at(base + 43_320), t(3)),
+                (at(base + 43_200), t(1)),
+            ]
+        );
+    }
+}

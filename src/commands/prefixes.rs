@@ -1,0 +1,132 @@
+//! `rdbscope prefixes`: keys, memory and bytes per key prefix, or per key pattern with
+//! `--patterns`, over every dump given.
+
+use super::Outcome;
+use crate::analysis;
+use crate::analyze::patterns::Patterns;
+use crate::analyze::prefixes::Prefixes;
+use crate::analyze::totals::Totals;
+use crate::analyze::{Aggregator, KeyStats};
+use crate::cli::{ListFormat, PrefixesArgs};
+use crate::progress::Progress;
+use crate::report::notes::cap_note;
+use crate::report::{rollups, tables};
+use std::io::{self, Write};
+use std::ops::AddAssign;
+
+/// One of the two rollups (a run builds only the one asked for), and totals for the
+/// per-file breakdown.
+struct Rollup<R> {
+    totals: Totals,
+    groups: R,
+}
+
+/// What [`Rollup`] needs of the grouping it wraps.
+trait Grouping: AddAssign + Send + Sized {
+    fn add(&mut self, key: &KeyStats<'_>);
+}
+
+impl Grouping for Prefixes {
+    fn add(&mut self, key: &KeyStats<'_>) {
+        Prefixes::add(self, key);
+    }
+}
+
+impl Grouping for Patterns {
+    fn add(&mut self, key: &KeyStats<'_>) {
+        Patterns::add(self, key);
+    }
+}
+
+impl<R: Grouping> Aggregator for Rollup<R> {
+    fn add(&mut self, key: &KeyStats<'_>) {
+        self.totals.add(key);
+        self.groups.add(key);
+    }
+
+    fn totals(&self) -> &Totals {
+        &self.totals
+    }
+}
+
+impl<R: Grouping> AddAssign for Rollup<R> {
+    fn add_assign(&mut self, o: Rollup<R>) {
+        self.totals += o.totals;
+        self.groups += o.groups;
+    }
+}
+
+pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
+    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let config = args.rollup.config();
+    let mut text = String::new();
+    let failed = if args.patterns {
+        let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
+            totals: Totals::default(),
+            groups: Patterns::new(&config),
+        })?;
+        let table = a.merged.groups.table();
+        match args.format {
+            ListFormat::Csv => rollups::write_patterns(&mut out, table)?,
+            ListFormat::Table => {
+                start(&mut text, &a.files);
+                text.push_str(&format!(
+                    "Key patterns (ids collapsed to *)\n{}\n\n",
+                    tables::group_table("pattern", table, args.rows)
+                ));
+                let cap = cap_note("patterns", table, "; raise --max-prefixes");
+                finish(&mut text, &a.files, cap.into_iter().collect());
+            }
+        }
+        a.failed()
+    } else {
+        let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
+            totals: Totals::default(),
+            groups: Prefixes::new(&config),
+        })?;
+        let prefixes = &a.merged.groups;
+        match args.format {
+            ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes)?,
+            ListFormat::Table => {
+                start(&mut text, &a.files);
+                tables::prefix_sections(&mut text, prefixes, args.rows);
+                let caps = prefixes
+                    .tables()
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| {
+                        cap_note(
+                            &format!("prefixes at depth {}", i + 1),
+                            t,
+                            "; raise --max-prefixes or try --patterns, which collapses ids",
+                        )
+                    })
+                    .collect();
+                finish(&mut text, &a.files, caps);
+            }
+        }
+        a.failed()
+    };
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(if failed {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// The per-file table when several dumps were merged.
+fn start(text: &mut String, files: &[analysis::FileSummary]) {
+    if files.len() > 1 {
+        tables::files_section(text, files);
+    }
+}
+
+/// Notes about the dumps, then about the caps.
+fn finish(text: &mut String, files: &[analysis::FileSummary], caps: Vec<String>) {
+    let mut notes = crate::report::notes::file_notes(files);
+    notes.extend(caps);
+    tables::notes_section(text, &notes);
+}

@@ -1,0 +1,120 @@
+//! `rdbscope report`: every aggregate from one pass, as tables or `summary.json` on stdout,
+//! and with `--out-dir` also as files (`keys.csv` streamed during the same pass).
+
+use super::Outcome;
+use crate::analysis::{self, Analysis, RowSink};
+use crate::analyze::top::Metric;
+use crate::analyze::{AggregateConfig, Aggregates};
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::progress::Progress;
+use crate::rdb::RedisType;
+use crate::report::keys::{KeysFormat, RowFormat};
+use crate::report::{rollups, summary, tables};
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
+    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let filtered = !options.filter.is_empty();
+    let config = AggregateConfig {
+        top_n: args.top,
+        prefixes: args.rollup.config(),
+    };
+    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let make = |source| Aggregates::new(&config, source);
+    let analysis = match &args.out_dir {
+        None => analysis::analyze(&args.dumps, &options, &progress, None, make)?,
+        Some(dir) => {
+            fs::create_dir_all(dir).map_err(|e| in_file(dir, e))?;
+            let path = dir.join("keys.csv");
+            let mut keys = BufWriter::with_capacity(
+                1 << 20,
+                File::create(&path).map_err(|e| in_file(&path, e))?,
+            );
+            let format = RowFormat::new(KeysFormat::Csv, None);
+            keys.write_all(format.header().as_bytes())?;
+            let sink = RowSink {
+                format,
+                out: &mut keys,
+            };
+            let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)
+                .map_err(|e| in_file(&path, e))?;
+            keys.flush().map_err(|e| in_file(&path, e))?;
+            write_out_dir(dir, &a, &config, filtered)?;
+            if !args.run.quiet {
+                eprintln!(
+                    "rdbscope: wrote summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv and slots.csv to {}",
+                    dir.display()
+                );
+            }
+            a
+        }
+    };
+    match args.format {
+        ReportFormat::Table => {
+            out.write_all(tables::report(&analysis, config.top_n, filtered).as_bytes())?
+        }
+        ReportFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &summary::build(&analysis, &config, filtered))?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    Ok(if analysis.failed() {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn in_file(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Creates `dir/name` and fills it with `write`.
+fn write_file(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let path = dir.join(name);
+    let mut w = BufWriter::new(File::create(&path).map_err(|e| in_file(&path, e))?);
+    write(&mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| in_file(&path, e))
+}
+
+fn write_out_dir(
+    dir: &Path,
+    a: &Analysis<Aggregates>,
+    config: &AggregateConfig,
+    filtered: bool,
+) -> io::Result<()> {
+    let m = &a.merged;
+    write_file(dir, "summary.json", |w| {
+        serde_json::to_writer_pretty(&mut *w, &summary::build(a, config, filtered))?;
+        w.write_all(b"\n")
+    })?;
+    write_file(dir, "prefixes.csv", |w| {
+        rollups::write_prefixes(w, &m.prefixes)
+    })?;
+    write_file(dir, "patterns.csv", |w| {
+        rollups::write_patterns(w, m.patterns.table())
+    })?;
+    write_file(dir, "top.csv", |w| {
+        let t = &m.top;
+        let overall = [
+            (Metric::Memory, &t.by_memory),
+            (Metric::Elements, &t.by_elements),
+            (Metric::Serialized, &t.by_serialized),
+        ]
+        .map(|(metric, top)| (metric.ranking().to_string(), top));
+        let per_type = RedisType::ALL
+            .iter()
+            .zip(&t.by_type)
+            .map(|(ty, top)| (format!("memory:{}", ty.name()), top));
+        rollups::write_top(w, overall.into_iter().chain(per_type), &a.files)
+    })?;
+    write_file(dir, "slots.csv", |w| rollups::write_slots(w, &m.slots))
+}

@@ -1,0 +1,70 @@
+//! `rdbscope top`: the N biggest keys by one metric, over every dump given.
+
+use super::Outcome;
+use crate::analysis;
+use crate::analyze::top::TopN;
+use crate::analyze::totals::Totals;
+use crate::analyze::{Aggregator, KeyStats};
+use crate::cli::{ListFormat, TopArgs};
+use crate::progress::Progress;
+use crate::report::{rollups, tables};
+use std::io::{self, Write};
+use std::ops::AddAssign;
+
+/// The ranking, and totals for the per-file breakdown.
+struct Ranking {
+    totals: Totals,
+    top: TopN,
+}
+
+impl Aggregator for Ranking {
+    fn add(&mut self, key: &KeyStats<'_>) {
+        self.totals.add(key);
+        self.top.add(key);
+    }
+
+    fn totals(&self) -> &Totals {
+        &self.totals
+    }
+}
+
+impl AddAssign for Ranking {
+    fn add_assign(&mut self, o: Ranking) {
+        self.totals += o.totals;
+        self.top += o.top;
+    }
+}
+
+pub fn run(args: &TopArgs, mut out: impl Write) -> io::Result<Outcome> {
+    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let a = analysis::analyze(&args.dumps, &options, &progress, None, |source| Ranking {
+        totals: Totals::default(),
+        top: TopN::new(args.n, args.by, source.file),
+    })?;
+    let top = &a.merged.top;
+    match args.format {
+        ListFormat::Csv => {
+            rollups::write_top(&mut out, [(args.by.ranking().to_string(), top)], &a.files)?
+        }
+        ListFormat::Table => {
+            let mut text = String::new();
+            if a.files.len() > 1 {
+                tables::files_section(&mut text, &a.files);
+            }
+            text.push_str(&format!(
+                "Biggest keys by {}\n{}\n\n",
+                args.by.label(),
+                tables::top_table(top, &a.files, args.n)
+            ));
+            tables::dump_notes(&mut text, &a.files);
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    out.flush()?;
+    Ok(if a.failed() {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    })
+}

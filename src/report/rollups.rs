@@ -1,0 +1,146 @@
+//! CSV files of the aggregates: `prefixes.csv`, `patterns.csv`, `top.csv`, `slots.csv`.
+//! Every row the aggregates hold is written (tables show the first few); names go through
+//! the same escaping as keys, and cells a spreadsheet would run are neutralised.
+
+use super::escape::{escape_key, neutralize_formula};
+use crate::analysis::FileSummary;
+use crate::analyze::groups::{CappedTable, GroupStats};
+use crate::analyze::prefixes::Prefixes;
+use crate::analyze::slots::Slots;
+use crate::analyze::top::TopN;
+use crate::rdb::RedisType;
+use std::io::{self, Write};
+
+fn text(bytes: &[u8]) -> String {
+    neutralize_formula(escape_key(bytes)).into_owned()
+}
+
+fn group_header(first: &[&str]) -> Vec<String> {
+    let mut h: Vec<String> = first.iter().map(|s| s.to_string()).collect();
+    h.extend(
+        ["keys", "memory_bytes", "serialized_bytes", "elements"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    for t in RedisType::ALL {
+        h.push(format!("{}_keys", t.name()));
+        h.push(format!("{}_memory_bytes", t.name()));
+    }
+    h.push("no_ttl_keys".into());
+    h.push("no_ttl_memory_bytes".into());
+    h
+}
+
+fn group_cells(mut row: Vec<String>, s: &GroupStats) -> Vec<String> {
+    row.extend(
+        [s.keys, s.memory_bytes, s.serialized_bytes, s.elements]
+            .iter()
+            .map(u64::to_string),
+    );
+    for t in &s.by_type {
+        row.push(t.keys.to_string());
+        row.push(t.memory_bytes.to_string());
+    }
+    row.push(s.no_ttl_keys.to_string());
+    row.push(s.no_ttl_memory_bytes.to_string());
+    row
+}
+
+/// The kept rows heaviest first, then `(other)` when the cap was hit.
+fn table_rows(table: &CappedTable) -> impl Iterator<Item = (String, &GroupStats)> {
+    table.rows().into_iter().map(|(n, s)| (text(n), s)).chain(
+        table
+            .overflowed()
+            .then(|| ("(other)".to_string(), table.other())),
+    )
+}
+
+/// `prefix,depth,keys,memory_bytes,serialized_bytes,elements,<type>_keys,<type>_memory_bytes…,no_ttl_keys,no_ttl_memory_bytes`,
+/// depth 1 first.
+pub fn write_prefixes(out: impl Write, prefixes: &Prefixes) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(group_header(&["prefix", "depth"]))?;
+    for (i, table) in prefixes.tables().iter().enumerate() {
+        let depth = (i + 1).to_string();
+        for (name, s) in table_rows(table) {
+            w.write_record(group_cells(vec![name, depth.clone()], s))?;
+        }
+    }
+    w.flush()
+}
+
+/// `pattern,keys,memory_bytes,…` with the same columns as `prefixes.csv` but depth.
+pub fn write_patterns(out: impl Write, patterns: &CappedTable) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(group_header(&["pattern"]))?;
+    for (name, s) in table_rows(patterns) {
+        w.write_record(group_cells(vec![name], s))?;
+    }
+    w.flush()
+}
+
+const TOP_HEADER: [&str; 13] = [
+    "ranking",
+    "rank",
+    "file",
+    "db",
+    "key",
+    "type",
+    "encoding",
+    "elements",
+    "serialized_bytes",
+    "memory_bytes",
+    "largest_element_bytes",
+    "expiry_ms",
+    "value",
+];
+
+/// Top keys CSV: one block of rows per ranking (`memory`, `elements`, `serialized`,
+/// `memory:<type>`), best first; `value` repeats the ranking metric.
+pub fn write_top<'a>(
+    out: impl Write,
+    rankings: impl IntoIterator<Item = (String, &'a TopN)>,
+    files: &[FileSummary],
+) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(TOP_HEADER)?;
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for (ranking, top) in rankings {
+        for (rank, k) in top.sorted().into_iter().enumerate() {
+            let file = files
+                .get(k.file)
+                .map(|f| text(f.name.as_bytes()))
+                .unwrap_or_default();
+            w.write_record([
+                ranking.clone(),
+                (rank + 1).to_string(),
+                file,
+                k.db.to_string(),
+                text(&k.key),
+                text(k.type_key.name().as_bytes()),
+                k.encoding.to_string(),
+                opt(k.elements),
+                k.serialized_bytes.to_string(),
+                k.memory_bytes.to_string(),
+                k.largest_element_bytes.to_string(),
+                k.expiry_ms.map(|v| v.to_string()).unwrap_or_default(),
+                k.value.to_string(),
+            ])?;
+        }
+    }
+    w.flush()
+}
+
+/// `slot,keys,memory_bytes` for every slot holding keys.
+pub fn write_slots(out: impl Write, slots: &Slots) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(["slot", "keys", "memory_bytes"])?;
+    for (slot, load) in slots.loaded() {
+        w.write_record([
+            slot.to_string(),
+            load.keys.to_string(),
+            load.memory_bytes.to_string(),
+        ])?;
+    }
+    w.flush()
+}

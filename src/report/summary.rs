@@ -1,0 +1,539 @@
+//! `summary.json`: the whole report for scripts, with field names that stay put.
+//!
+//! Every field is documented in `docs/summary-json.md`; a change that renames or removes
+//! a field, or changes its meaning, bumps [`SCHEMA_VERSION`]. Adding a field does not.
+
+use super::escape::escape_key;
+use super::notes::{cap_note, file_notes};
+use crate::analysis::{Analysis, FileSummary};
+use crate::analyze::distribution::Histogram;
+use crate::analyze::groups::{CappedTable, GroupStats};
+use crate::analyze::top::{TopKey, TopN};
+use crate::analyze::totals::Counts;
+use crate::analyze::{AggregateConfig, Aggregates};
+use crate::rdb::RedisType;
+use crate::scan::ChecksumVerdict;
+use base64::Engine;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Rows of the hash-tag and heaviest-slot lists.
+const CLUSTER_ROWS: usize = 20;
+/// Expiry minutes listed.
+const STORM_ROWS: usize = 10;
+
+#[derive(Serialize)]
+pub struct Summary {
+    pub schema_version: u32,
+    pub generator: String,
+    pub partial: bool,
+    pub options: OptionsJson,
+    pub files: Vec<FileJson>,
+    pub totals: CountsJson,
+    pub by_db: Vec<DbJson>,
+    pub by_type: Vec<TypeJson>,
+    pub by_encoding: Vec<EncodingJson>,
+    pub ttl: TtlJson,
+    pub prefixes: PrefixesJson,
+    pub patterns: GroupTableJson,
+    pub top_keys: TopKeysJson,
+    pub distributions: Vec<DistributionJson>,
+    pub cluster: ClusterJson,
+    pub lru_idle_seconds: Option<HistogramJson>,
+    pub lfu_frequency: Option<HistogramJson>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct OptionsJson {
+    pub delimiter: String,
+    pub depth: usize,
+    pub top: usize,
+    pub max_prefixes: usize,
+    pub filtered: bool,
+}
+
+#[derive(Serialize)]
+pub struct FileJson {
+    pub path: String,
+    pub magic: Option<String>,
+    pub rdb_version: Option<u32>,
+    pub server_version: Option<String>,
+    pub ctime: Option<i64>,
+    pub used_mem: Option<u64>,
+    pub file_bytes: u64,
+    pub keys_scanned: u64,
+    pub ttl_reference_ms: i64,
+    pub checksum: &'static str,
+    pub partial: bool,
+    pub error: Option<String>,
+    pub totals: CountsJson,
+}
+
+#[derive(Serialize)]
+pub struct CountsJson {
+    pub keys: u64,
+    pub elements: u64,
+    pub serialized_bytes: u64,
+    pub memory_bytes: u64,
+    pub keys_with_ttl: u64,
+    pub keys_without_ttl: u64,
+}
+
+impl From<&Counts> for CountsJson {
+    fn from(c: &Counts) -> Self {
+        CountsJson {
+            keys: c.keys,
+            elements: c.elements,
+            serialized_bytes: c.serialized_bytes,
+            memory_bytes: c.memory_bytes,
+            keys_with_ttl: c.keys_with_ttl,
+            keys_without_ttl: c.keys_without_ttl(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct DbJson {
+    pub db: u64,
+    #[serde(flatten)]
+    pub counts: CountsJson,
+}
+
+#[derive(Serialize)]
+pub struct TypeJson {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    #[serde(flatten)]
+    pub counts: CountsJson,
+}
+
+#[derive(Serialize)]
+pub struct EncodingJson {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub encoding: &'static str,
+    #[serde(flatten)]
+    pub counts: CountsJson,
+}
+
+#[derive(Serialize)]
+pub struct TtlBucketJson {
+    pub bucket: &'static str,
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct StormJson {
+    pub minute_start_ms: i64,
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct TtlJson {
+    pub buckets: Vec<TtlBucketJson>,
+    pub expiry_storms: Vec<StormJson>,
+}
+
+#[derive(Serialize)]
+pub struct TypeSplitJson {
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct GroupJson {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_base64: Option<String>,
+    pub keys: u64,
+    pub memory_bytes: u64,
+    pub serialized_bytes: u64,
+    pub elements: u64,
+    pub by_type: BTreeMap<&'static str, TypeSplitJson>,
+    pub no_ttl_keys: u64,
+    pub no_ttl_memory_bytes: u64,
+}
+
+impl GroupJson {
+    fn new(name: &[u8], s: &GroupStats) -> Self {
+        let (name, name_base64) = text_and_base64(name);
+        GroupJson {
+            name,
+            name_base64,
+            keys: s.keys,
+            memory_bytes: s.memory_bytes,
+            serialized_bytes: s.serialized_bytes,
+            elements: s.elements,
+            by_type: RedisType::ALL
+                .iter()
+                .zip(&s.by_type)
+                .filter(|(_, t)| t.keys > 0)
+                .map(|(ty, t)| {
+                    (
+                        ty.name(),
+                        TypeSplitJson {
+                            keys: t.keys,
+                            memory_bytes: t.memory_bytes,
+                        },
+                    )
+                })
+                .collect(),
+            no_ttl_keys: s.no_ttl_keys,
+            no_ttl_memory_bytes: s.no_ttl_memory_bytes,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct GroupTableJson {
+    pub cap: usize,
+    pub capped: bool,
+    pub distinct_kept: usize,
+    pub rows: Vec<GroupJson>,
+    pub other: Option<GroupJson>,
+}
+
+impl GroupTableJson {
+    fn new(table: &CappedTable, rows: usize) -> Self {
+        let kept = table.rows();
+        GroupTableJson {
+            cap: table.cap(),
+            capped: table.overflowed(),
+            distinct_kept: kept.len(),
+            rows: kept
+                .iter()
+                .take(rows)
+                .map(|(n, s)| GroupJson::new(n, s))
+                .collect(),
+            other: table
+                .overflowed()
+                .then(|| GroupJson::new(b"(other)", table.other())),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct PrefixDepthJson {
+    pub depth: usize,
+    #[serde(flatten)]
+    pub table: GroupTableJson,
+}
+
+#[derive(Serialize)]
+pub struct PrefixesJson {
+    pub delimiter: String,
+    pub no_delimiter: GroupJson,
+    pub depths: Vec<PrefixDepthJson>,
+}
+
+#[derive(Serialize)]
+pub struct TopKeyJson {
+    pub file: String,
+    pub db: u64,
+    pub key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_base64: Option<String>,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub encoding: &'static str,
+    pub elements: Option<u64>,
+    pub serialized_bytes: u64,
+    pub memory_bytes: u64,
+    pub largest_element_bytes: u64,
+    pub expiry_ms: Option<i64>,
+}
+
+impl TopKeyJson {
+    pub fn new(k: &TopKey, files: &[FileSummary]) -> Self {
+        let (key, key_base64) = text_and_base64(&k.key);
+        TopKeyJson {
+            file: files
+                .get(k.file)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            db: k.db,
+            key,
+            key_base64,
+            type_name: k.type_key.name().into_owned(),
+            encoding: k.encoding,
+            elements: k.elements,
+            serialized_bytes: k.serialized_bytes,
+            memory_bytes: k.memory_bytes,
+            largest_element_bytes: k.largest_element_bytes,
+            expiry_ms: k.expiry_ms,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct TopKeysJson {
+    pub n: usize,
+    pub by_memory: Vec<TopKeyJson>,
+    pub by_elements: Vec<TopKeyJson>,
+    pub by_serialized: Vec<TopKeyJson>,
+    pub by_type_memory: BTreeMap<&'static str, Vec<TopKeyJson>>,
+}
+
+#[derive(Serialize)]
+pub struct RangeJson {
+    pub min: u64,
+    pub max: u64,
+    pub count: u64,
+}
+
+#[derive(Serialize)]
+pub struct HistogramJson {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub max: u64,
+    pub ranges: Vec<RangeJson>,
+}
+
+impl HistogramJson {
+    pub fn new(h: &Histogram) -> Self {
+        HistogramJson {
+            count: h.count(),
+            mean: if h.count() == 0 {
+                0.0
+            } else {
+                h.sum() as f64 / h.count() as f64
+            },
+            p50: h.percentile(0.5),
+            p90: h.percentile(0.9),
+            p99: h.percentile(0.99),
+            max: h.max(),
+            ranges: h
+                .ranges()
+                .into_iter()
+                .map(|(min, max, count)| RangeJson { min, max, count })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct DistributionJson {
+    #[serde(rename = "type")]
+    pub type_name: &'static str,
+    pub elements: HistogramJson,
+    pub serialized_bytes: HistogramJson,
+    pub memory_bytes: HistogramJson,
+}
+
+#[derive(Serialize)]
+pub struct SlotJson {
+    pub slot: u16,
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct ClusterJson {
+    pub slots_with_keys: usize,
+    pub heaviest_slots: Vec<SlotJson>,
+    pub hash_tags: GroupTableJson,
+}
+
+/// The text of a name (escaped as everywhere) and, when escaping changed it, the exact
+/// bytes in base64.
+fn text_and_base64(bytes: &[u8]) -> (String, Option<String>) {
+    let text = escape_key(bytes);
+    let exact = matches!(text, std::borrow::Cow::Borrowed(_));
+    let b64 = (!exact).then(|| base64::engine::general_purpose::STANDARD.encode(bytes));
+    (text.into_owned(), b64)
+}
+
+fn checksum_name(v: &ChecksumVerdict) -> &'static str {
+    match v {
+        ChecksumVerdict::Absent => "absent",
+        ChecksumVerdict::Disabled => "disabled",
+        ChecksumVerdict::Valid(_) => "valid",
+        ChecksumVerdict::Mismatch { .. } => "mismatch",
+        ChecksumVerdict::NotChecked => "not_checked",
+    }
+}
+
+pub fn file_json(f: &FileSummary) -> FileJson {
+    FileJson {
+        path: f.name.clone(),
+        magic: f.magic.clone(),
+        rdb_version: f.rdb_version,
+        server_version: f.server_version.clone(),
+        ctime: f.ctime,
+        used_mem: f.used_mem,
+        file_bytes: f.file_bytes,
+        keys_scanned: f.keys_scanned,
+        ttl_reference_ms: f.reference_ms,
+        checksum: checksum_name(&f.checksum),
+        partial: f.partial(),
+        error: f.error.clone(),
+        totals: f.totals.all().into(),
+    }
+}
+
+fn top_json(t: &TopN, files: &[FileSummary]) -> Vec<TopKeyJson> {
+    t.sorted()
+        .into_iter()
+        .map(|k| TopKeyJson::new(k, files))
+        .collect()
+}
+
+/// Every note a report on `a` carries, in the order tables print them.
+pub fn notes(a: &Analysis<Aggregates>, filtered: bool) -> Vec<String> {
+    let mut notes = file_notes(&a.files);
+    if filtered {
+        notes.push("filters applied: every number covers the matching keys only".into());
+    }
+    let m = &a.merged;
+    for (i, t) in m.prefixes.tables().iter().enumerate() {
+        notes.extend(cap_note(
+            &format!("prefixes at depth {}", i + 1),
+            t,
+            "; raise --max-prefixes or see the patterns, which collapse ids",
+        ));
+    }
+    notes.extend(cap_note(
+        "patterns",
+        m.patterns.table(),
+        "; raise --max-prefixes",
+    ));
+    notes.extend(cap_note(
+        "hash tags",
+        m.slots.tags(),
+        "; raise --max-prefixes",
+    ));
+    notes
+}
+
+pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool) -> Summary {
+    let m = &a.merged;
+    let n = config.top_n;
+    Summary {
+        schema_version: SCHEMA_VERSION,
+        generator: format!("rdbscope {}", env!("CARGO_PKG_VERSION")),
+        partial: a.partial(),
+        options: OptionsJson {
+            delimiter: escape_key(&config.prefixes.delimiter).into_owned(),
+            depth: config.prefixes.depth,
+            top: n,
+            max_prefixes: config.prefixes.cap,
+            filtered,
+        },
+        files: a.files.iter().map(file_json).collect(),
+        totals: m.totals.all().into(),
+        by_db: m
+            .totals
+            .by_db()
+            .iter()
+            .map(|(db, c)| DbJson {
+                db: *db,
+                counts: c.into(),
+            })
+            .collect(),
+        by_type: m
+            .totals
+            .by_type()
+            .iter()
+            .map(|(t, c)| TypeJson {
+                type_name: t.name().into_owned(),
+                counts: c.into(),
+            })
+            .collect(),
+        by_encoding: m
+            .totals
+            .by_encoding()
+            .iter()
+            .map(|(t, e, c)| EncodingJson {
+                type_name: t.name().into_owned(),
+                encoding: e,
+                counts: c.into(),
+            })
+            .collect(),
+        ttl: TtlJson {
+            buckets: m
+                .ttl
+                .buckets()
+                .map(|(b, t)| TtlBucketJson {
+                    bucket: b.name(),
+                    keys: t.keys,
+                    memory_bytes: t.memory_bytes,
+                })
+                .collect(),
+            expiry_storms: m
+                .ttl
+                .storms(STORM_ROWS)
+                .into_iter()
+                .map(|(ms, t)| StormJson {
+                    minute_start_ms: ms,
+                    keys: t.keys,
+                    memory_bytes: t.memory_bytes,
+                })
+                .collect(),
+        },
+        prefixes: PrefixesJson {
+            delimiter: escape_key(m.prefixes.delimiter()).into_owned(),
+            no_delimiter: GroupJson::new(b"(no delimiter)", m.prefixes.no_delimiter()),
+            depths: m
+                .prefixes
+                .tables()
+                .iter()
+                .enumerate()
+                .map(|(i, t)| PrefixDepthJson {
+                    depth: i + 1,
+                    table: GroupTableJson::new(t, n),
+                })
+                .collect(),
+        },
+        patterns: GroupTableJson::new(m.patterns.table(), n),
+        top_keys: TopKeysJson {
+            n,
+            by_memory: top_json(&m.top.by_memory, &a.files),
+            by_elements: top_json(&m.top.by_elements, &a.files),
+            by_serialized: top_json(&m.top.by_serialized, &a.files),
+            by_type_memory: RedisType::ALL
+                .iter()
+                .zip(&m.top.by_type)
+                .map(|(t, top)| (t.name(), top_json(top, &a.files)))
+                .filter(|(_, rows)| !rows.is_empty())
+                .collect(),
+        },
+        distributions: RedisType::ALL
+            .iter()
+            .zip(&m.distributions.by_type)
+            .filter(|(_, d)| d.serialized_bytes.count() > 0)
+            .map(|(t, d)| DistributionJson {
+                type_name: t.name(),
+                elements: HistogramJson::new(&d.elements),
+                serialized_bytes: HistogramJson::new(&d.serialized_bytes),
+                memory_bytes: HistogramJson::new(&d.memory_bytes),
+            })
+            .collect(),
+        cluster: ClusterJson {
+            slots_with_keys: m.slots.slots_with_keys(),
+            heaviest_slots: m
+                .slots
+                .heaviest(CLUSTER_ROWS)
+                .into_iter()
+                .map(|(slot, l)| SlotJson {
+                    slot,
+                    keys: l.keys,
+                    memory_bytes: l.memory_bytes,
+                })
+                .collect(),
+            hash_tags: GroupTableJson::new(m.slots.tags(), CLUSTER_ROWS),
+        },
+        lru_idle_seconds: (m.idle_freq.idle_s.count() > 0)
+            .then(|| HistogramJson::new(&m.idle_freq.idle_s)),
+        lfu_frequency: (m.idle_freq.lfu_freq.count() > 0)
+            .then(|| HistogramJson::new(&m.idle_freq.lfu_freq)),
+        notes: notes(a, filtered),
+    }
+}

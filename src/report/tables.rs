@@ -1,0 +1,401 @@
+//! Terminal tables (comfy-table) for `report`, `top` and `prefixes`: sizes in binary
+//! units for reading, every name escaped like keys. Long lists show their first rows;
+//! `report --out-dir` writes them whole.
+
+use super::escape::escape_key;
+use super::notes::file_notes;
+use super::summary::notes;
+use crate::analysis::{Analysis, FileSummary};
+use crate::analyze::distribution::Histogram;
+use crate::analyze::groups::{CappedTable, GroupStats};
+use crate::analyze::prefixes::Prefixes;
+use crate::analyze::top::TopN;
+use crate::analyze::totals::Counts;
+use crate::analyze::Aggregates;
+use crate::rdb::RedisType;
+use crate::report::keys::iso_utc;
+use comfy_table::presets::UTF8_BORDERS_ONLY;
+use comfy_table::{CellAlignment, ContentArrangement, Table};
+use std::fmt::Write;
+
+/// Rows a list section shows in `report`.
+pub const SECTION_ROWS: usize = 20;
+
+/// `1.5 KiB`; plain bytes below 1 KiB.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// `2024-11-21T22:03:05` (UTC).
+fn utc_seconds(ms: i64) -> String {
+    iso_utc(ms).get(..19).unwrap_or_default().to_string()
+}
+
+/// A table whose first `text_columns` columns hold text (left-aligned) and the rest
+/// numbers (right-aligned).
+fn table(header: &[&str], text_columns: usize) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(header.to_vec());
+    for i in text_columns..header.len() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+fn section(out: &mut String, title: &str, t: &Table) {
+    let _ = write!(out, "{title}\n{t}\n\n");
+}
+
+fn counts_row(first: String, c: &Counts) -> Vec<String> {
+    vec![
+        first,
+        c.keys.to_string(),
+        c.elements.to_string(),
+        bytes(c.serialized_bytes),
+        bytes(c.memory_bytes),
+        c.keys_with_ttl.to_string(),
+        c.keys_without_ttl().to_string(),
+    ]
+}
+
+const COUNTS_HEADER: [&str; 6] = [
+    "keys", "elements", "in file", "memory", "with TTL", "no TTL",
+];
+
+fn counts_table(first: &str) -> Table {
+    let mut h = vec![first];
+    h.extend(COUNTS_HEADER);
+    table(&h, 1)
+}
+
+/// One row per dump: what it is, what it holds, whether it was read whole.
+pub fn files_table(files: &[FileSummary]) -> Table {
+    let mut t = table(
+        &[
+            "file", "magic", "server", "ctime", "keys", "in file", "memory", "with TTL", "status",
+        ],
+        4,
+    );
+    for f in files {
+        let c = f.totals.all();
+        let status = match (&f.error, f.checksum_mismatch()) {
+            (Some(_), _) => "PARTIAL",
+            (None, true) => "CRC MISMATCH",
+            (None, false) => "ok",
+        };
+        t.add_row(vec![
+            escape_key(f.name.as_bytes()).into_owned(),
+            f.magic.clone().unwrap_or_default(),
+            f.server_version
+                .as_deref()
+                .map(|v| escape_key(v.as_bytes()).into_owned())
+                .unwrap_or_default(),
+            f.ctime
+                .map(|s| utc_seconds(s.saturating_mul(1000)))
+                .unwrap_or_default(),
+            c.keys.to_string(),
+            bytes(c.serialized_bytes),
+            bytes(c.memory_bytes),
+            c.keys_with_ttl.to_string(),
+            status.to_string(),
+        ]);
+    }
+    t
+}
+
+fn group_row(name: String, s: &GroupStats) -> Vec<String> {
+    vec![
+        name,
+        s.keys.to_string(),
+        bytes(s.memory_bytes),
+        bytes(s.serialized_bytes),
+        s.elements.to_string(),
+        s.no_ttl_keys.to_string(),
+        bytes(s.no_ttl_memory_bytes),
+    ]
+}
+
+/// The heaviest `rows` groups of `t`, then `(other)` when the cap was hit.
+pub fn group_table(first: &str, t: &CappedTable, rows: usize) -> Table {
+    let mut out = table(
+        &[
+            first,
+            "keys",
+            "memory",
+            "in file",
+            "elements",
+            "no-TTL keys",
+            "no-TTL memory",
+        ],
+        1,
+    );
+    for (name, s) in t.rows().into_iter().take(rows) {
+        out.add_row(group_row(escape_key(name).into_owned(), s));
+    }
+    if t.overflowed() {
+        out.add_row(group_row("(other)".into(), t.other()));
+    }
+    out
+}
+
+/// One table per depth.
+pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize) {
+    let delimiter = escape_key(p.delimiter());
+    for (i, t) in p.tables().iter().enumerate() {
+        let title = format!("Prefixes, depth {} (delimiter {delimiter:?})", i + 1);
+        if t.rows().is_empty() && !t.overflowed() {
+            let _ = writeln!(out, "{title}: no key has more than {} segments\n", i + 1);
+        } else {
+            section(out, &title, &group_table("prefix", t, rows));
+        }
+    }
+    let none = p.no_delimiter();
+    if none.keys > 0 {
+        let _ = writeln!(
+            out,
+            "{} keys ({} memory, {} in file) hold no {delimiter:?} and belong to no prefix\n",
+            none.keys,
+            bytes(none.memory_bytes),
+            bytes(none.serialized_bytes)
+        );
+    }
+}
+
+pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> Table {
+    let several = files.len() > 1;
+    let mut header = vec!["#"];
+    if several {
+        header.push("file");
+    }
+    header.extend([
+        "db", "key", "type", "encoding", "elements", "in file", "memory", "expiry",
+    ]);
+    let mut t = table(&header, header.len() - 4);
+    for (i, k) in top.sorted().into_iter().take(rows).enumerate() {
+        let mut row = vec![(i + 1).to_string()];
+        if several {
+            row.push(
+                files
+                    .get(k.file)
+                    .map(|f| escape_key(f.name.as_bytes()).into_owned())
+                    .unwrap_or_default(),
+            );
+        }
+        row.extend([
+            k.db.to_string(),
+            escape_key(&k.key).into_owned(),
+            k.type_key.name().into_owned(),
+            k.encoding.to_string(),
+            k.elements.map(|e| e.to_string()).unwrap_or_default(),
+            bytes(k.serialized_bytes),
+            bytes(k.memory_bytes),
+            k.expiry_ms.map(utc_seconds).unwrap_or_default(),
+        ]);
+        t.add_row(row);
+    }
+    t
+}
+
+fn count(n: u64) -> String {
+    n.to_string()
+}
+
+fn histogram_row(first: &str, metric: &str, h: &Histogram, fmt: fn(u64) -> String) -> Vec<String> {
+    vec![
+        first.to_string(),
+        metric.to_string(),
+        h.count().to_string(),
+        fmt(h.percentile(0.5)),
+        fmt(h.percentile(0.9)),
+        fmt(h.percentile(0.99)),
+        fmt(h.max()),
+    ]
+}
+
+/// Notes, one per line, after the tables.
+pub fn notes_section(out: &mut String, notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    out.push_str("Notes\n");
+    for n in notes {
+        let _ = writeln!(out, "  * {n}");
+    }
+    out.push('\n');
+}
+
+/// Per-file rows when there are several dumps, and what went wrong with any.
+pub fn files_section(out: &mut String, files: &[FileSummary]) {
+    section(
+        out,
+        if files.len() > 1 {
+            "Dumps (merged below)"
+        } else {
+            "Dump"
+        },
+        &files_table(files),
+    );
+}
+
+/// Notes that only concern the dumps (for `top` and `prefixes`).
+pub fn dump_notes(out: &mut String, files: &[FileSummary]) {
+    notes_section(out, &file_notes(files));
+}
+
+/// The whole report.
+pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> String {
+    let m = &a.merged;
+    let mut out = String::new();
+    files_section(&mut out, &a.files);
+
+    let mut t = counts_table("type");
+    for (ty, c) in m.totals.by_type() {
+        t.add_row(counts_row(ty.name().into_owned(), &c));
+    }
+    t.add_row(counts_row("all".into(), m.totals.all()));
+    section(&mut out, "Keys by type", &t);
+
+    let mut t = counts_table("type / encoding");
+    for (ty, enc, c) in m.totals.by_encoding() {
+        t.add_row(counts_row(format!("{} / {enc}", ty.name()), &c));
+    }
+    section(&mut out, "Keys by type and encoding", &t);
+
+    let mut t = counts_table("db");
+    for (db, c) in m.totals.by_db() {
+        t.add_row(counts_row(db.to_string(), &c));
+    }
+    section(&mut out, "Keys by db", &t);
+
+    let mut t = table(&["expires", "keys", "memory", "memory freed by then"], 1);
+    let mut freed = 0;
+    for (bucket, tally) in m.ttl.buckets() {
+        let cumulative = if bucket == crate::analyze::ttl::TtlBucket::NoTtl {
+            String::new()
+        } else {
+            freed += tally.memory_bytes;
+            bytes(freed)
+        };
+        t.add_row(vec![
+            bucket.label().to_string(),
+            tally.keys.to_string(),
+            bytes(tally.memory_bytes),
+            cumulative,
+        ]);
+    }
+    section(&mut out, "TTL (from the dump's ctime)", &t);
+
+    let storms = m.ttl.storms(10);
+    if !storms.is_empty() {
+        let mut t = table(&["minute (UTC)", "keys expiring", "memory"], 1);
+        for (ms, tally) in storms {
+            t.add_row(vec![
+                iso_utc(ms).get(..16).unwrap_or_default().replace('T', " "),
+                tally.keys.to_string(),
+                bytes(tally.memory_bytes),
+            ]);
+        }
+        section(&mut out, "Busiest expiry minutes (next 30 days)", &t);
+    }
+
+    prefix_sections(&mut out, &m.prefixes, SECTION_ROWS);
+    section(
+        &mut out,
+        "Key patterns (ids collapsed to *)",
+        &group_table("pattern", m.patterns.table(), SECTION_ROWS),
+    );
+
+    let rows = top_rows.min(SECTION_ROWS);
+    section(
+        &mut out,
+        "Biggest keys by memory",
+        &top_table(&m.top.by_memory, &a.files, rows),
+    );
+    section(
+        &mut out,
+        "Biggest keys by elements",
+        &top_table(&m.top.by_elements, &a.files, rows),
+    );
+
+    let mut t = table(&["type", "metric", "keys", "p50", "p90", "p99", "max"], 2);
+    for (ty, d) in RedisType::ALL.iter().zip(&m.distributions.by_type) {
+        if d.serialized_bytes.count() == 0 {
+            continue;
+        }
+        t.add_row(histogram_row(ty.name(), "elements", &d.elements, count));
+        t.add_row(histogram_row(
+            ty.name(),
+            "in file",
+            &d.serialized_bytes,
+            bytes,
+        ));
+        t.add_row(histogram_row(ty.name(), "memory", &d.memory_bytes, bytes));
+    }
+    section(&mut out, "Distributions per type", &t);
+
+    let mut t = table(&["slot", "keys", "memory"], 1);
+    for (slot, load) in m.slots.heaviest(10) {
+        t.add_row(vec![
+            slot.to_string(),
+            load.keys.to_string(),
+            bytes(load.memory_bytes),
+        ]);
+    }
+    section(
+        &mut out,
+        &format!(
+            "Heaviest cluster slots ({} of 16384 slots hold keys)",
+            m.slots.slots_with_keys()
+        ),
+        &t,
+    );
+    if !m.slots.tags().rows().is_empty() {
+        section(
+            &mut out,
+            "Hash tags",
+            &group_table("tag", m.slots.tags(), 10),
+        );
+    }
+
+    let idle = &m.idle_freq;
+    if idle.idle_s.count() > 0 || idle.lfu_freq.count() > 0 {
+        let mut t = table(&["policy", "metric", "keys", "p50", "p90", "p99", "max"], 2);
+        if idle.idle_s.count() > 0 {
+            t.add_row(histogram_row("LRU", "idle seconds", &idle.idle_s, count));
+        }
+        if idle.lfu_freq.count() > 0 {
+            t.add_row(histogram_row("LFU", "counter", &idle.lfu_freq, count));
+        }
+        section(&mut out, "Access (from the dump's IDLE / FREQ)", &t);
+    }
+
+    notes_section(&mut out, &notes(a, filtered));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes;
+
+    #[test]
+    fn binary_units() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(5 << 30), "5.0 GiB");
+    }
+}

@@ -1,0 +1,871 @@
+//! `report`, `top` and `prefixes` through the binary: the aggregates agree with the per-key
+//! rows on every fixture, rollups and TTL classes match hand-computed answers on crafted
+//! dumps, shards merge into what their union gives, and thread count changes nothing.
+
+mod common;
+mod craft;
+
+use craft::{string_serialized, Rdb};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{self, File};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tempfile::TempDir;
+
+fn rdbscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+        .args(args)
+        .output()
+        .expect("rdbscope runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
+}
+
+/// `report --out-dir` into a fresh directory; returns it and the run.
+fn report_dir(dumps: &[&Path], extra: &[&str]) -> (TempDir, Output) {
+    let dir = TempDir::new().unwrap();
+    let mut args = vec![
+        "report",
+        "--quiet",
+        "--out-dir",
+        dir.path().to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let paths: Vec<&str> = dumps.iter().map(|p| p.to_str().unwrap()).collect();
+    args.extend(paths);
+    let out = rdbscope(&args);
+    (dir, out)
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_slice(&fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// A CSV file as header-keyed rows.
+fn csv_rows(text: &[u8]) -> Vec<HashMap<String, String>> {
+    let mut r = csv::Reader::from_reader(text);
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            header
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
+    csv_rows(&fs::read(path).unwrap())
+}
+
+fn num(row: &HashMap<String, String>, col: &str) -> u64 {
+    row.get(col)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{col}={v:?}")))
+        .unwrap_or(0)
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Sums of the per-key rows that `summary.json` must reproduce.
+#[derive(Debug, Default, PartialEq)]
+struct Sums {
+    keys: u64,
+    elements: u64,
+    serialized_bytes: u64,
+    memory_bytes: Option<u64>,
+    keys_with_ttl: u64,
+}
+
+fn sums<'a>(rows: impl Iterator<Item = &'a HashMap<String, String>>) -> Sums {
+    let mut s = Sums::default();
+    for r in rows {
+        s.keys += 1;
+        s.elements += num(r, "elements");
+        s.serialized_bytes += num(r, "serialized_bytes");
+        if r.contains_key("memory_bytes") {
+            *s.memory_bytes.get_or_insert(0) += num(r, "memory_bytes");
+        }
+        s.keys_with_ttl += u64::from(!r["expiry_ms"].is_empty());
+    }
+    s
+}
+
+fn json_sums(v: &Value, with_memory: bool) -> Sums {
+    Sums {
+        keys: u(&v["keys"]),
+        elements: u(&v["elements"]),
+        serialized_bytes: u(&v["serialized_bytes"]),
+        memory_bytes: with_memory.then(|| u(&v["memory_bytes"])),
+        keys_with_ttl: u(&v["keys_with_ttl"]),
+    }
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut all = common::dumps_in("real");
+    all.extend(common::dumps_in("peers"));
+    all.extend(common::dumps_in("corrupt"));
+    all
+}
+
+#[test]
+fn summary_sums_equal_keys_csv_on_every_fixture() {
+    let fixtures = fixtures();
+    assert!(fixtures.len() > 40, "fixtures found: {}", fixtures.len());
+    for path in &fixtures {
+        let name = path.display().to_string();
+        let (dir, out) = report_dir(&[path], &["--format", "json"]);
+        let s = summary(dir.path());
+        let failed = s["partial"] == true || s["files"][0]["checksum"] == "mismatch";
+        assert_eq!(code(&out), if failed { 2 } else { 0 }, "{name}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&stdout(&out)).unwrap(),
+            s,
+            "{name}: stdout is summary.json"
+        );
+        let keys = read_csv(&dir.path().join("keys.csv"));
+        let with_memory = keys.first().is_some_and(|r| r.contains_key("memory_bytes"));
+
+        assert_eq!(
+            json_sums(&s["totals"], with_memory),
+            sums(keys.iter()),
+            "{name}"
+        );
+        assert_eq!(
+            u(&s["files"][0]["totals"]["keys"]),
+            keys.len() as u64,
+            "{name}"
+        );
+
+        // Per type, per db, per type and encoding.
+        let by = |col: &[&str]| {
+            let mut m: BTreeMap<Vec<String>, Vec<&HashMap<String, String>>> = BTreeMap::new();
+            for r in &keys {
+                m.entry(col.iter().map(|c| r[*c].clone()).collect())
+                    .or_default()
+                    .push(r);
+            }
+            m.into_iter()
+                .map(|(k, rows)| (k, sums(rows.into_iter())))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let json_by = |field: &str, cols: &[&str]| {
+            s[field]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|row| {
+                    let k = cols
+                        .iter()
+                        .map(|c| match &row[*c] {
+                            Value::String(t) => t.clone(),
+                            v => v.to_string(),
+                        })
+                        .collect::<Vec<_>>();
+                    (k, json_sums(row, with_memory))
+                })
+                .collect::<BTreeMap<_, _>>()
+        };
+        assert_eq!(json_by("by_type", &["type"]), by(&["type"]), "{name}");
+        assert_eq!(json_by("by_db", &["db"]), by(&["db"]), "{name}");
+        assert_eq!(
+            json_by("by_encoding", &["type", "encoding"]),
+            by(&["type", "encoding"]),
+            "{name}"
+        );
+
+        // Every key lands in one TTL class.
+        let buckets = s["ttl"]["buckets"].as_array().unwrap();
+        let bucket_keys: u64 = buckets.iter().map(|b| u(&b["keys"])).sum();
+        let bucket_memory: u64 = buckets.iter().map(|b| u(&b["memory_bytes"])).sum();
+        assert_eq!(bucket_keys, keys.len() as u64, "{name}");
+        assert_eq!(bucket_memory, u(&s["totals"]["memory_bytes"]), "{name}");
+        assert_eq!(
+            u(&buckets[6]["keys"]),
+            keys.iter().filter(|r| r["expiry_ms"].is_empty()).count() as u64,
+            "{name}: no_ttl"
+        );
+
+        // Rollups: depth 1 plus keys without a delimiter, and patterns, cover every key.
+        let prefixes = read_csv(&dir.path().join("prefixes.csv"));
+        let depth1: u64 = prefixes
+            .iter()
+            .filter(|r| r["depth"] == "1")
+            .map(|r| num(r, "keys"))
+            .sum();
+        let no_delimiter = keys.iter().filter(|r| !r["key"].contains(':')).count() as u64;
+        assert_eq!(depth1 + no_delimiter, keys.len() as u64, "{name}");
+        assert_eq!(
+            u(&s["prefixes"]["no_delimiter"]["keys"]),
+            no_delimiter,
+            "{name}"
+        );
+        for depth in 2..=3 {
+            let deeper = keys
+                .iter()
+                .filter(|r| r["key"].matches(':').count() >= depth)
+                .count() as u64;
+            let rows: u64 = prefixes
+                .iter()
+                .filter(|r| r["depth"] == depth.to_string())
+                .map(|r| num(r, "keys"))
+                .sum();
+            assert_eq!(rows, deeper, "{name}: depth {depth}");
+        }
+        let patterns = read_csv(&dir.path().join("patterns.csv"));
+        let pattern_sums = (
+            patterns.iter().map(|r| num(r, "keys")).sum::<u64>(),
+            patterns
+                .iter()
+                .map(|r| num(r, "serialized_bytes"))
+                .sum::<u64>(),
+            patterns.iter().map(|r| num(r, "memory_bytes")).sum::<u64>(),
+        );
+        assert_eq!(
+            pattern_sums,
+            (
+                keys.len() as u64,
+                u(&s["totals"]["serialized_bytes"]),
+                u(&s["totals"]["memory_bytes"])
+            ),
+            "{name}"
+        );
+
+        // Slots: the per-slot counts are the key rows' slots.
+        let mut per_slot: BTreeMap<String, u64> = BTreeMap::new();
+        for r in &keys {
+            *per_slot.entry(r["slot"].clone()).or_default() += 1;
+        }
+        let slots: BTreeMap<String, u64> = read_csv(&dir.path().join("slots.csv"))
+            .iter()
+            .map(|r| (r["slot"].clone(), num(r, "keys")))
+            .collect();
+        assert_eq!(slots, per_slot, "{name}");
+        assert_eq!(
+            u(&s["cluster"]["slots_with_keys"]),
+            per_slot.len() as u64,
+            "{name}"
+        );
+
+        // Top keys: the first of each ranking is the row maximum.
+        let top = read_csv(&dir.path().join("top.csv"));
+        for (ranking, col) in [("elements", "elements"), ("serialized", "serialized_bytes")] {
+            let best = top
+                .iter()
+                .find(|r| r["ranking"] == ranking && r["rank"] == "1")
+                .map(|r| num(r, "value"));
+            let max = keys.iter().map(|r| num(r, col)).max();
+            assert_eq!(best, max, "{name}: top by {ranking}");
+        }
+
+        // Distributions: one entry per type, counting its keys, with its largest size.
+        for d in s["distributions"].as_array().unwrap() {
+            let ty = d["type"].as_str().unwrap();
+            let rows: Vec<_> = keys
+                .iter()
+                .filter(|r| {
+                    r["type"] == ty
+                        || (ty == "module"
+                            && !["string", "list", "set", "zset", "hash", "stream"]
+                                .contains(&r["type"].as_str()))
+                })
+                .collect();
+            assert_eq!(
+                u(&d["serialized_bytes"]["count"]),
+                rows.len() as u64,
+                "{name} {ty}"
+            );
+            assert_eq!(
+                u(&d["serialized_bytes"]["max"]),
+                rows.iter()
+                    .map(|r| num(r, "serialized_bytes"))
+                    .max()
+                    .unwrap(),
+                "{name} {ty}"
+            );
+        }
+    }
+}
+
+const CTIME: i64 = 1_700_000_000;
+const REF_MS: i64 = CTIME * 1000;
+const MINUTE: i64 = 60_000;
+const HOUR: i64 = 60 * MINUTE;
+const DAY: i64 = 24 * HOUR;
+
+fn write_dump(path: &Path, fill: impl FnOnce(&mut Rdb<BufWriter<File>>)) {
+    let mut rdb = Rdb::new(BufWriter::new(File::create(path).unwrap())).unwrap();
+    rdb.aux("redis-ver", "7.0.15").unwrap();
+    rdb.aux("ctime", &CTIME.to_string()).unwrap();
+    rdb.select_db(0).unwrap();
+    fill(&mut rdb);
+    rdb.finish().unwrap();
+}
+
+/// Keys whose prefixes and patterns are worked out by hand below.
+const NAMED: [(&str, &str, Option<i64>); 8] = [
+    ("user:1:profile", "aaaa", None),
+    ("user:2:profile", "bbbbbbbb", None),
+    ("user:99999:profile", "c", None),
+    ("user:7:name", "Al", Some(REF_MS + DAY)),
+    (
+        "session:550e8400-e29b-41d4-a716-446655440000",
+        "s",
+        Some(REF_MS + HOUR),
+    ),
+    ("session:6ba7b810-9dad-11d1-80b4-00c04fd430c8", "t", None),
+    ("cache:product:9f86d081884c7d65", "x", None),
+    ("counter", "5", None),
+];
+
+fn named_dump(path: &Path) {
+    write_dump(path, |rdb| {
+        for (k, v, e) in NAMED {
+            rdb.set_string(k.as_bytes(), v.as_bytes(), e).unwrap();
+        }
+        rdb.set_set(b"tags:1", &[b"a", b"b", b"c"]).unwrap();
+    });
+}
+
+fn ser(key: &str) -> u64 {
+    let (k, v, _) = NAMED.iter().find(|(k, _, _)| *k == key).unwrap();
+    string_serialized(k.as_bytes(), v.as_bytes())
+}
+
+/// `(keys, serialized_bytes, elements, no_ttl_keys, string_keys, set_keys)` per name.
+fn rollup(rows: &[HashMap<String, String>], first: &str) -> BTreeMap<String, [u64; 6]> {
+    rows.iter()
+        .map(|r| {
+            let name = match r.get("depth") {
+                Some(d) => format!("{d} {}", r[first]),
+                None => r[first].clone(),
+            };
+            let cols = ["keys", "serialized_bytes", "elements", "no_ttl_keys"];
+            let mut v = [0; 6];
+            for (i, c) in cols.iter().enumerate() {
+                v[i] = num(r, c);
+            }
+            v[4] = num(r, "string_keys");
+            v[5] = num(r, "set_keys");
+            (name, v)
+        })
+        .collect()
+}
+
+#[test]
+fn prefix_and_pattern_rollups_on_a_crafted_dump() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("named.rdb");
+    named_dump(&dump);
+    let (dir, out) = report_dir(&[&dump], &[]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let tags_set = {
+        let keys = read_csv(&dir.path().join("keys.csv"));
+        let tags = keys.iter().find(|r| r["key"] == "tags:1").unwrap();
+        num(tags, "serialized_bytes")
+    };
+    let users = ser("user:1:profile") + ser("user:2:profile") + ser("user:99999:profile");
+    let sessions = ser("session:550e8400-e29b-41d4-a716-446655440000")
+        + ser("session:6ba7b810-9dad-11d1-80b4-00c04fd430c8");
+
+    let expected: BTreeMap<String, [u64; 6]> = [
+        ("1 user", [4, users + ser("user:7:name"), 15, 3, 4, 0]),
+        ("1 session", [2, sessions, 2, 1, 2, 0]),
+        (
+            "1 cache",
+            [1, ser("cache:product:9f86d081884c7d65"), 1, 1, 1, 0],
+        ),
+        ("1 tags", [1, tags_set, 3, 1, 0, 1]),
+        ("2 user:1", [1, ser("user:1:profile"), 4, 1, 1, 0]),
+        ("2 user:2", [1, ser("user:2:profile"), 8, 1, 1, 0]),
+        ("2 user:99999", [1, ser("user:99999:profile"), 1, 1, 1, 0]),
+        ("2 user:7", [1, ser("user:7:name"), 2, 0, 1, 0]),
+        (
+            "2 cache:product",
+            [1, ser("cache:product:9f86d081884c7d65"), 1, 1, 1, 0],
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let prefixes = read_csv(&dir.path().join("prefixes.csv"));
+    assert_eq!(rollup(&prefixes, "prefix"), expected);
+
+    let expected: BTreeMap<String, [u64; 6]> = [
+        ("user:*:profile", [3, users, 13, 3, 3, 0]),
+        ("user:*:name", [1, ser("user:7:name"), 2, 0, 1, 0]),
+        ("session:*", [2, sessions, 2, 1, 2, 0]),
+        (
+            "cache:product:*",
+            [1, ser("cache:product:9f86d081884c7d65"), 1, 1, 1, 0],
+        ),
+        ("counter", [1, ser("counter"), 1, 1, 1, 0]),
+        ("tags:*", [1, tags_set, 3, 1, 0, 1]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let patterns = read_csv(&dir.path().join("patterns.csv"));
+    assert_eq!(rollup(&patterns, "pattern"), expected);
+    // Heaviest first: by memory, then bytes in the file, then keys.
+    let weights: Vec<_> = patterns
+        .iter()
+        .map(|r| {
+            (
+                num(r, "memory_bytes"),
+                num(r, "serialized_bytes"),
+                num(r, "keys"),
+            )
+        })
+        .collect();
+    assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+
+    let s = summary(dir.path());
+    assert_eq!(u(&s["prefixes"]["no_delimiter"]["keys"]), 1);
+    assert_eq!(s["prefixes"]["depths"][2]["rows"], Value::Array(vec![]));
+    assert_eq!(s["prefixes"]["depths"][0]["capped"], false);
+
+    // The same through `prefixes`, with another delimiter and depth.
+    let out = rdbscope(&[
+        "prefixes",
+        "--format",
+        "csv",
+        "--delimiter",
+        "_",
+        "--depth",
+        "1",
+        dump.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 0);
+    let rows = csv_rows(&out.stdout);
+    assert!(rows.is_empty(), "no key holds '_': {rows:?}");
+    let out = rdbscope(
+        &["prefixes", "--format", "csv", "--depth", "1", "--patterns"]
+            .into_iter()
+            .chain([dump.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        out.stdout,
+        fs::read(dir.path().join("patterns.csv")).unwrap()
+    );
+}
+
+#[test]
+fn ttl_classes_and_expiry_storms_from_ctime() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("ttl.rdb");
+    let storm_minute = (REF_MS / MINUTE + 180) * MINUTE;
+    let keys: Vec<(String, Option<i64>)> = [
+        ("gone", Some(REF_MS - 1000)),
+        ("soon", Some(REF_MS + 30 * MINUTE)),
+        ("today", Some(REF_MS + 2 * HOUR)),
+        ("week", Some(REF_MS + 2 * DAY)),
+        ("month", Some(REF_MS + 10 * DAY)),
+        ("later", Some(REF_MS + 60 * DAY)),
+        ("forever", None),
+    ]
+    .into_iter()
+    .map(|(k, e)| (k.to_string(), e))
+    .chain((0..5).map(|i| (format!("storm:{i}"), Some(storm_minute + 1000 * i))))
+    .collect();
+    write_dump(&dump, |rdb| {
+        for (k, e) in &keys {
+            rdb.set_string(k.as_bytes(), b"value", *e).unwrap();
+        }
+    });
+    let (dir, out) = report_dir(&[&dump], &[]);
+    assert_eq!(code(&out), 0);
+    let s = summary(dir.path());
+    assert_eq!(s["files"][0]["ctime"], CTIME);
+    assert_eq!(s["files"][0]["ttl_reference_ms"], REF_MS);
+    let buckets: Vec<(String, u64)> = s["ttl"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["bucket"].as_str().unwrap().to_string(), u(&b["keys"])))
+        .collect();
+    let expected: Vec<(String, u64)> = [
+        ("expired", 1),
+        ("lt_1h", 1),
+        ("1h_24h", 6),
+        ("1d_7d", 1),
+        ("7d_30d", 1),
+        ("gt_30d", 1),
+        ("no_ttl", 1),
+    ]
+    .into_iter()
+    .map(|(b, n)| (b.to_string(), n))
+    .collect();
+    assert_eq!(buckets, expected);
+
+    // Memory per class is the sum of its keys' memory (taken from `top`).
+    let top = rdbscope(&[
+        "top",
+        "-n",
+        "100",
+        "--format",
+        "csv",
+        dump.to_str().unwrap(),
+    ]);
+    let memory: HashMap<String, u64> = csv_rows(&top.stdout)
+        .iter()
+        .map(|r| (r["key"].clone(), num(r, "memory_bytes")))
+        .collect();
+    assert_eq!(memory.len(), keys.len());
+    let class_memory = |names: &[&str]| names.iter().map(|n| memory[*n]).sum::<u64>();
+    let bucket_memory = |i: usize| u(&s["ttl"]["buckets"][i]["memory_bytes"]);
+    assert_eq!(bucket_memory(0), class_memory(&["gone"]));
+    assert_eq!(
+        bucket_memory(2),
+        class_memory(&["today", "storm:0", "storm:1", "storm:2", "storm:3", "storm:4"])
+    );
+    assert_eq!(bucket_memory(6), class_memory(&["forever"]));
+
+    let storms = s["ttl"]["expiry_storms"].as_array().unwrap();
+    assert_eq!(storms[0]["minute_start_ms"], storm_minute);
+    assert_eq!(storms[0]["keys"], 5);
+    // Already expired and beyond 30 days are not expiry storms to come.
+    let listed: u64 = storms.iter().map(|m| u(&m["keys"])).sum();
+    assert_eq!(listed, 5 + 4);
+}
+
+#[test]
+fn top_ranks_by_the_metric_then_db_and_key() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("top.rdb");
+    write_dump(&dump, |rdb| {
+        rdb.set_string(b"mid", &[b'm'; 50], None).unwrap();
+        rdb.set_string(b"big", &[b'b'; 200], None).unwrap();
+        rdb.set_string(b"tie:b", &[b't'; 10], None).unwrap();
+        rdb.set_string(b"tie:a", &[b't'; 10], None).unwrap();
+        rdb.set_string(b"small", b"s", None).unwrap();
+        rdb.set_set(b"set:many", &[b"1", b"2", b"3", b"4"]).unwrap();
+    });
+    let path = dump.to_str().unwrap();
+    let ranked = |args: &[&str]| -> Vec<(String, u64)> {
+        let mut all = vec!["top", "--format", "csv"];
+        all.extend(args);
+        all.push(path);
+        let out = rdbscope(&all);
+        assert_eq!(code(&out), 0);
+        csv_rows(&out.stdout)
+            .iter()
+            .map(|r| (r["key"].clone(), num(r, "value")))
+            .collect()
+    };
+    let s = |k: &str, n: u64| (k.to_string(), n);
+    assert_eq!(
+        ranked(&["-n", "4", "--by", "elements"]),
+        vec![s("big", 200), s("mid", 50), s("tie:a", 10), s("tie:b", 10)]
+    );
+    assert_eq!(
+        ranked(&["-n", "2", "--by", "serialized"]),
+        vec![
+            s("big", string_serialized(b"big", &[0; 200])),
+            s("mid", string_serialized(b"mid", &[0; 50]))
+        ]
+    );
+    assert_eq!(
+        ranked(&["--by", "elements", "--type", "set"]),
+        vec![s("set:many", 4)]
+    );
+
+    // report's top.csv has the same ranking, and one per type.
+    let (dir, _) = report_dir(&[&dump], &["--top", "4"]);
+    let top = read_csv(&dir.path().join("top.csv"));
+    let block = |ranking: &str| -> Vec<String> {
+        top.iter()
+            .filter(|r| r["ranking"] == ranking)
+            .map(|r| r["key"].clone())
+            .collect()
+    };
+    assert_eq!(block("elements"), ["big", "mid", "tie:a", "tie:b"]);
+    assert_eq!(block("memory:set"), ["set:many"]);
+    assert_eq!(block("memory").len(), 4);
+    let memory = rdbscope(&["top", "-n", "4", "--format", "csv", path]);
+    let from_top: Vec<String> = csv_rows(&memory.stdout)
+        .iter()
+        .map(|r| r["key"].clone())
+        .collect();
+    assert_eq!(block("memory"), from_top);
+}
+
+/// Keys spread over 7 services, with ids, TTLs and a few sets; index `i` decides it all.
+fn shard_key(rdb: &mut Rdb<BufWriter<File>>, i: usize) {
+    let key = format!("svc{}:obj:{i}:{}", i % 7, ["a", "bb", "ccc"][i % 3]);
+    let expiry = (i % 4 == 0).then_some(REF_MS + (i as i64 % 50) * MINUTE);
+    if i % 11 == 0 {
+        rdb.set_set(key.as_bytes(), &[&b"x"[..], b"yy", b"zzz"][..1 + i % 3])
+            .unwrap();
+    } else {
+        let value = vec![b'v'; i % 97];
+        rdb.set_string(key.as_bytes(), &value, expiry).unwrap();
+    }
+    // A hash tag on some keys.
+    if i % 13 == 0 {
+        let tagged = format!("{{tag{}}}:k{i}", i % 8);
+        rdb.set_string(tagged.as_bytes(), b"t", None).unwrap();
+    }
+}
+
+/// Everything but what names the files.
+fn without_files(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.remove("files");
+                m.remove("file");
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+fn without_file_column(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut rows = read_csv(path);
+    for r in &mut rows {
+        r.remove("file");
+    }
+    rows
+}
+
+#[test]
+fn two_shards_merge_into_what_their_union_gives() {
+    const N: usize = 40_000;
+    let tmp = TempDir::new().unwrap();
+    let (a, b, union) = (
+        tmp.path().join("a.rdb"),
+        tmp.path().join("b.rdb"),
+        tmp.path().join("union.rdb"),
+    );
+    write_dump(&a, |rdb| (0..N / 2).for_each(|i| shard_key(rdb, i)));
+    write_dump(&b, |rdb| (N / 2..N).for_each(|i| shard_key(rdb, i)));
+    write_dump(&union, |rdb| (0..N).for_each(|i| shard_key(rdb, i)));
+
+    // Uncapped, and with caps small enough that every table overflows.
+    for extra in [&[][..], &["--max-prefixes", "5"][..]] {
+        let (shards, out) = report_dir(&[&a, &b], extra);
+        assert_eq!(code(&out), 0);
+        let (whole, out) = report_dir(&[&union], extra);
+        assert_eq!(code(&out), 0);
+        let (s, w) = (summary(shards.path()), summary(whole.path()));
+        assert_eq!(s["files"].as_array().unwrap().len(), 2);
+        let per_file: u64 = s["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| u(&f["totals"]["keys"]))
+            .sum();
+        assert_eq!(per_file, u(&w["totals"]["keys"]));
+        if !extra.is_empty() {
+            assert_eq!(w["prefixes"]["depths"][2]["capped"], true);
+            assert_eq!(w["patterns"]["capped"], true);
+            assert_eq!(w["cluster"]["hash_tags"]["capped"], true);
+        }
+        assert_eq!(without_files(s), without_files(w), "{extra:?}");
+        for csv in ["prefixes.csv", "patterns.csv", "slots.csv"] {
+            assert_eq!(
+                fs::read(shards.path().join(csv)).unwrap(),
+                fs::read(whole.path().join(csv)).unwrap(),
+                "{csv} {extra:?}"
+            );
+        }
+        assert_eq!(
+            without_file_column(&shards.path().join("top.csv")),
+            without_file_column(&whole.path().join("top.csv"))
+        );
+        // keys.csv holds the shards' rows one after the other.
+        assert_eq!(
+            fs::read(shards.path().join("keys.csv")).unwrap(),
+            fs::read(whole.path().join("keys.csv")).unwrap()
+        );
+    }
+}
+
+#[test]
+fn thread_count_changes_no_output() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("many.rdb");
+    write_dump(&dump, |rdb| (0..60_000).for_each(|i| shard_key(rdb, i)));
+    let runs: Vec<TempDir> = ["1", "2", "3"]
+        .iter()
+        .map(|t| {
+            let (dir, out) = report_dir(&[&dump], &["--threads", t, "--max-prefixes", "50"]);
+            assert_eq!(code(&out), 0);
+            dir
+        })
+        .collect();
+    for name in [
+        "summary.json",
+        "keys.csv",
+        "prefixes.csv",
+        "patterns.csv",
+        "top.csv",
+        "slots.csv",
+    ] {
+        let first = fs::read(runs[0].path().join(name)).unwrap();
+        for r in &runs[1..] {
+            assert!(
+                first == fs::read(r.path().join(name)).unwrap(),
+                "{name} differs"
+            );
+        }
+    }
+}
+
+#[test]
+fn commands_agree_with_report_files() {
+    let dump = common::testdata().join("real/redis-7.4.1-alltypes.rdb");
+    let (dir, out) = report_dir(&[&dump], &[]);
+    assert_eq!(code(&out), 0);
+    let path = dump.to_str().unwrap();
+    let prefixes = rdbscope(&["prefixes", "--format", "csv", path]);
+    assert_eq!(
+        prefixes.stdout,
+        fs::read(dir.path().join("prefixes.csv")).unwrap()
+    );
+    let top = rdbscope(&["top", "--format", "csv", "--by", "elements", path]);
+    let report_top = read_csv(&dir.path().join("top.csv"));
+    let elements: Vec<_> = report_top
+        .into_iter()
+        .filter(|r| r["ranking"] == "elements")
+        .collect();
+    assert_eq!(csv_rows(&top.stdout), elements);
+
+    // Tables: one section per aggregate, for people.
+    let tables = rdbscope(&["report", path]);
+    assert_eq!(code(&tables), 0);
+    let text = stdout(&tables);
+    for title in [
+        "Keys by type",
+        "Keys by type and encoding",
+        "Keys by db",
+        "TTL (from the dump's ctime)",
+        "Prefixes, depth 1",
+        "Key patterns",
+        "Biggest keys by memory",
+        "Distributions per type",
+        "Heaviest cluster slots",
+    ] {
+        assert!(text.contains(title), "missing {title}");
+    }
+    let top_table = stdout(&rdbscope(&["top", "-n", "3", path]));
+    let rows = top_table.lines().filter(|l| l.starts_with('│')).count();
+    assert_eq!(rows, 1 + 3, "a header and 3 keys:\n{top_table}");
+}
+
+#[test]
+fn damaged_dump_still_reports_what_was_read() {
+    // The seventh key's type byte is damaged: six keys are read whole before it.
+    let dump = common::testdata().join("corrupt/unknown-type-byte.rdb");
+    let (dir, out) = report_dir(&[&dump], &[]);
+    assert_eq!(code(&out), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown-type-byte.rdb"), "{stderr}");
+    let s = summary(dir.path());
+    assert_eq!(s["partial"], true);
+    assert_eq!(s["files"][0]["partial"], true);
+    assert!(s["files"][0]["error"].as_str().unwrap().contains("offset"));
+    assert!(s["notes"][0].as_str().unwrap().starts_with("PARTIAL"));
+    let keys = read_csv(&dir.path().join("keys.csv"));
+    assert_eq!(keys.len(), 6);
+    assert_eq!(u(&s["totals"]["keys"]), 6);
+
+    let tables = rdbscope(&["report", dump.to_str().unwrap()]);
+    assert_eq!(code(&tables), 2);
+    assert!(stdout(&tables).contains("PARTIAL"));
+
+    // A missing dump among good ones: reported, the rest analysed, exit 2.
+    let good = common::testdata().join("real/redis-7.4.1-alltypes.rdb");
+    let missing = Path::new("/nonexistent/dump.rdb");
+    let out = rdbscope(&[
+        "report",
+        "--format",
+        "json",
+        good.to_str().unwrap(),
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 2);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(s["files"][1]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("cannot open"));
+    assert_eq!(s["totals"]["keys"], s["files"][0]["totals"]["keys"]);
+}
+
+#[test]
+fn hostile_names_are_escaped_everywhere() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("hostile.rdb");
+    write_dump(&dump, |rdb| {
+        for key in [
+            &b"=HYPERLINK(\"x\"):1"[..],
+            b"bin\xff\x00:2",
+            b"line\nbreak:3",
+            b"\x1b[31mred:4",
+        ] {
+            rdb.set_string(key, b"v", None).unwrap();
+        }
+    });
+    let (dir, out) = report_dir(&[&dump], &[]);
+    assert_eq!(code(&out), 0);
+    let prefixes = fs::read_to_string(dir.path().join("prefixes.csv")).unwrap();
+    let names: Vec<String> = csv_rows(prefixes.as_bytes())
+        .iter()
+        .map(|r| r["prefix"].clone())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            "'=HYPERLINK(\"x\")",
+            "\\x1b[31mred",
+            "bin\\xff\\x00",
+            "line\\x0abreak"
+        ]
+    );
+    assert!(!prefixes.contains('\x1b'));
+    let s = summary(dir.path());
+    let rows = s["prefixes"]["depths"][0]["rows"].as_array().unwrap();
+    let bin = rows.iter().find(|r| r["name"] == "bin\\xff\\x00").unwrap();
+    assert_eq!(bin["name_base64"], "Ymlu/wA=");
+    let table = stdout(&rdbscope(&["prefixes", dump.to_str().unwrap()]));
+    assert!(!table.contains('\x1b') && table.contains("line\\x0abreak"));
+}
+
+#[test]
+fn progress_bar_only_on_request_when_stderr_is_not_a_terminal() {
+    let dump = common::testdata().join("real/redis-7.4.1-alltypes.rdb");
+    let path = dump.to_str().unwrap();
+    let auto = rdbscope(&["top", path]);
+    assert!(
+        auto.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&auto.stderr)
+    );
+    let forced = rdbscope(&["top", "--progress", "always", path]);
+    assert!(!forced.stderr.is_empty());
+    assert_eq!(forced.stdout, auto.stdout);
+    let quiet = rdbscope(&["top", "--progress", "always", "--quiet", path]);
+    assert!(quiet.stderr.is_empty());
+}
