@@ -17,6 +17,7 @@ use crate::pipeline::{self, Options};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
 use crate::scan::{ChecksumVerdict, DumpScan};
+use crate::server::{ProfileOverrides, ServerProfile};
 use std::cell::RefCell;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -98,11 +99,16 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// The `ctime` aux field, read from the aux fields before the first key.
-fn dump_ctime(dump: &Dump) -> Option<i64> {
+/// The `ctime` aux field and the server profile (with `overrides`), read from the aux
+/// fields before the first key.
+fn dump_context(dump: &Dump, overrides: &ProfileOverrides) -> (Option<i64>, Option<ServerProfile>) {
     let mut scan = DumpScan::new(dump);
     scan.next_batch(&mut Vec::with_capacity(1), 1);
-    scan.info().aux_value("ctime")?.trim().parse().ok()
+    let ctime = scan
+        .info()
+        .aux_value("ctime")
+        .and_then(|t| t.trim().parse().ok());
+    (ctime, scan.profile().map(|p| overrides.apply(p)))
 }
 
 /// Analyses `dumps` in order, each on the whole pool. `make` builds an empty aggregator
@@ -118,6 +124,7 @@ pub fn analyze<A: Aggregator>(
     let mut merged = make(Source {
         file: 0,
         reference_ms: now_ms(),
+        profile: None,
     });
     let mut files = Vec::with_capacity(dumps.len());
     for (index, path) in dumps.iter().enumerate() {
@@ -156,10 +163,11 @@ fn analyze_one<A: Aggregator>(
     if path == Path::new("-") {
         progress.add_length(dump.len() as u64);
     }
-    let ctime = dump_ctime(&dump);
+    let (ctime, profile) = dump_context(&dump, &options.overrides);
     let source = Source {
         file: index,
         reference_ms: ctime.map_or_else(now_ms, |s| s.saturating_mul(1000)),
+        profile,
     };
     let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
     let format = rows.as_ref().map(|r| r.format);

@@ -3,6 +3,7 @@
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::top::Metric;
 use crate::filter::{glob_to_regex, KeyFilter};
+use crate::lint::{LintConfig, Rule, Severity, Thresholds};
 use crate::pipeline::Options;
 use crate::progress::ProgressMode;
 use crate::rdb::RedisType;
@@ -37,6 +38,9 @@ pub enum Command {
     Keys(KeysArgs),
     /// Header, aux fields, databases, functions and checksum verdict of a dump.
     Info(InfoArgs),
+    /// Check keys against Redis key-design rules (docs/lint.md). Exit 1 when a finding is
+    /// at or above --fail-on.
+    Lint(LintCommandArgs),
 }
 
 impl Command {
@@ -46,7 +50,9 @@ impl Command {
             Command::Report(a) => &a.run,
             Command::Top(a) => &a.run,
             Command::Prefixes(a) => &a.run,
-            Command::Keys(_) | Command::Info(_) => return None,
+            Command::Lint(a) => &a.run,
+            Command::Keys(a) => &a.run,
+            Command::Info(_) => return None,
         };
         run.threads.map(NonZeroUsize::get)
     }
@@ -238,8 +244,8 @@ pub struct ReportArgs {
     /// Dump files, one per cluster shard for a merged report (`-` for standard input).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    /// Also write summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv and
-    /// slots.csv here, from the same pass.
+    /// Also write summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv
+    /// and findings.csv (lint) here, from the same pass.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// What to print on stdout: tables, or summary.json.
@@ -250,6 +256,8 @@ pub struct ReportArgs {
     pub top: usize,
     #[command(flatten)]
     pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub lint: LintArgs,
     #[command(flatten)]
     pub common: CommonArgs,
     #[command(flatten)]
@@ -312,9 +320,8 @@ pub struct KeysArgs {
     /// Write another tool's columns instead.
     #[arg(long, value_enum)]
     pub compat: Option<Compat>,
-    /// Do not verify the CRC64 trailer.
-    #[arg(long)]
-    pub skip_checksum: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -334,4 +341,162 @@ pub struct InfoArgs {
     pub format: InfoFormat,
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+fn parse_rule(s: &str) -> Result<Rule, String> {
+    Rule::from_id(s).ok_or_else(|| {
+        let ids: Vec<_> = Rule::ALL.iter().map(|r| r.id()).collect();
+        format!("unknown rule {s:?}: expected one of {}", ids.join(", "))
+    })
+}
+
+fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?}: expected a percentage from 0 to 100")),
+    }
+}
+
+fn parse_factor(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{s:?}: expected a non-negative number")),
+    }
+}
+
+/// Which naming rules apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintProfile {
+    Default,
+    /// Also key.charset: keys start with a letter and use only `A-Za-z0-9_.:`.
+    Strict,
+}
+
+/// The lint rules' thresholds and selection (docs/lint.md), for `lint` and `report`.
+#[derive(Args, Debug)]
+pub struct LintArgs {
+    /// key.too-long: key bytes above this.
+    #[arg(long, default_value_t = 100, value_name = "BYTES")]
+    pub key_max_bytes: u64,
+    /// bigkey.string: string bytes above this.
+    #[arg(long, default_value_t = 10240, value_name = "BYTES")]
+    pub bigkey_string_bytes: u64,
+    /// bigkey.elements: hash/list/set/zset/stream elements above this.
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    pub bigkey_elements: u64,
+    /// value.json-string: JSON object/array strings above this many bytes.
+    #[arg(long, default_value_t = 10240, value_name = "BYTES")]
+    pub json_string_bytes: u64,
+    /// value.json-string: JSON arrays with more items than this.
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    pub json_array_items: u64,
+    /// type.strings-as-hash: field names per entity pattern, at least.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub strings_as_hash_fields: u64,
+    /// type.strings-as-hash: ids each field name is seen on, at least.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub strings_as_hash_ids: u64,
+    /// type.strings-as-hash: string values no longer than this count as small.
+    #[arg(long, default_value_t = 64, value_name = "BYTES")]
+    pub strings_as_hash_value_bytes: u64,
+    /// encoding.just-over-listpack: within this factor of the listpack limits.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub listpack_margin: u64,
+    /// encoding.listpack-too-long: listpack/ziplist entries above this.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    pub listpack_max_entries: u64,
+    /// ttl.clustered: keys expiring in one minute, at least.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub ttl_clustered_keys: u64,
+    /// ttl.clustered: share of all expiring keys in one minute, at least (percent).
+    #[arg(long, default_value_t = 1.0, value_name = "PERCENT", value_parser = parse_percent)]
+    pub ttl_clustered_percent: f64,
+    /// idle.cold: idle days above this (needs LRU info in the dump).
+    #[arg(long, default_value_t = 30, value_name = "DAYS")]
+    pub idle_cold_days: u64,
+    /// hot.lfu: LFU counter at or above this (needs LFU info in the dump).
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub hot_lfu: u8,
+    /// db.multiple: dbs with keys above this.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub max_dbs: u64,
+    /// cluster.shard-too-big: estimated memory of one dump above this.
+    #[arg(long, default_value_t = 10 << 30, value_name = "BYTES")]
+    pub shard_max_bytes: u64,
+    /// cluster.slot-skew: a slot or hash tag above this many times the mean…
+    #[arg(long, default_value_t = 10.0, value_name = "X", value_parser = parse_factor)]
+    pub slot_skew_factor: f64,
+    /// …and above this share of all memory (percent).
+    #[arg(long, default_value_t = 1.0, value_name = "PERCENT", value_parser = parse_percent)]
+    pub slot_skew_percent: f64,
+    /// Do not check this rule (repeatable), e.g. `--disable ttl.missing`.
+    #[arg(long = "disable", value_name = "RULE", value_parser = parse_rule)]
+    pub disabled: Vec<Rule>,
+    /// `strict` adds key.charset.
+    #[arg(long, value_enum, default_value = "default")]
+    pub profile: LintProfile,
+    /// Findings listed per rule (the worst by memory); counts cover all of them.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub max_findings: usize,
+}
+
+impl LintArgs {
+    pub fn config(&self, rollup: &RollupArgs) -> LintConfig {
+        let thresholds = Thresholds {
+            key_max_bytes: self.key_max_bytes,
+            bigkey_string_bytes: self.bigkey_string_bytes,
+            bigkey_elements: self.bigkey_elements,
+            json_string_bytes: self.json_string_bytes,
+            json_array_items: self.json_array_items,
+            strings_as_hash_fields: self.strings_as_hash_fields,
+            strings_as_hash_ids: self.strings_as_hash_ids,
+            strings_as_hash_value_bytes: self.strings_as_hash_value_bytes,
+            listpack_margin: self.listpack_margin,
+            listpack_max_entries: self.listpack_max_entries,
+            ttl_clustered_keys: self.ttl_clustered_keys,
+            ttl_clustered_percent: self.ttl_clustered_percent,
+            idle_cold_seconds: self.idle_cold_days.saturating_mul(86_400),
+            hot_lfu: self.hot_lfu,
+            max_dbs: self.max_dbs,
+            shard_max_bytes: self.shard_max_bytes,
+            slot_skew_factor: self.slot_skew_factor,
+            slot_skew_percent: self.slot_skew_percent,
+        };
+        let rollup = rollup.config();
+        LintConfig::new(
+            thresholds,
+            &self.disabled,
+            self.profile == LintProfile::Strict,
+            self.max_findings,
+            rollup.delimiter,
+            rollup.cap,
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Args, Debug)]
+pub struct LintCommandArgs {
+    /// Dump files, one per cluster shard for a merged check (`-` for standard input).
+    #[arg(required = true, value_name = "DUMP")]
+    pub dumps: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: LintFormat,
+    /// Exit 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value = "error")]
+    pub fail_on: Severity,
+    #[command(flatten)]
+    pub lint: LintArgs,
+    #[command(flatten)]
+    pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
 }

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Prefixes(args) => commands::prefixes::run(args, stdout),
         Command::Keys(args) => commands::keys::run(args, stdout),
         Command::Info(args) => commands::info::run(args, stdout),
+        Command::Lint(args) => commands::lint::run(args, stdout),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -34,6 +34,10 @@ pub struct Source {
     pub file: usize,
     /// Unix ms TTLs are measured from: the dump's `ctime`.
     pub reference_ms: i64,
+    /// The server the dump's keys are modelled on, with the user's overrides; `None` for
+    /// an aggregate that only receives merges. Rules comparing keys with the server's
+    /// encoding limits read it while folding.
+    pub profile: Option<crate::server::ServerProfile>,
 }
 
 pub struct Aggregates {

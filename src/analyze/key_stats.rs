@@ -2,8 +2,11 @@
 
 use crate::memory::{self, MemoryFacts};
 use crate::rdb::checksum::hash_slot;
+use crate::rdb::length::read_string;
 use crate::rdb::module::ModuleId;
-use crate::rdb::{summarize_value_into, DecodeError, KeyRecord, RedisType, Scratch, ValueSummary};
+use crate::rdb::{
+    summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType, Scratch, ValueSummary,
+};
 use crate::server::ServerProfile;
 use std::borrow::Cow;
 
@@ -29,6 +32,9 @@ pub struct KeyStats<'data> {
     pub lfu_freq: Option<u8>,
     pub slot: u16,
     pub summary: ValueSummary,
+    /// A string's value as stored (borrowed, possibly LZF-compressed), for rules that
+    /// look inside it (`lint`'s value.json-string); `None` for other types.
+    pub string_value: Option<RdbString<'data>>,
 }
 
 impl Default for KeyStats<'_> {
@@ -56,6 +62,7 @@ impl<'data> KeyStats<'data> {
             lfu_freq: None,
             slot: 0,
             summary: ValueSummary::default(),
+            string_value: None,
         }
     }
 
@@ -111,6 +118,11 @@ impl<'data> KeyStats<'data> {
             .map(|(at, now)| (at - now).div_euclid(1000));
         self.idle_s = record.idle_s;
         self.lfu_freq = record.lfu_freq;
+        // Re-reading the length prefix costs a few bytes; the value itself stays unread.
+        self.string_value = match redis_type {
+            RedisType::String => Some(read_string(&mut record.value_bytes(), "string value")?),
+            _ => None,
+        };
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 
 pub mod info;
 pub mod keys;
+pub mod lint;
 pub mod prefixes;
 pub mod report;
 pub mod top;

@@ -6,13 +6,15 @@ use crate::analysis::{self, Analysis, RowSink};
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::cli::{ReportArgs, ReportFormat};
+use crate::lint::{self, LintReport, Linted};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
 use crate::report::keys::{KeysFormat, RowFormat};
-use crate::report::{rollups, summary, tables};
+use crate::report::{lint as lint_output, rollups, summary, tables};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
     let options = args.common.pipeline_options(!args.run.skip_checksum)?;
@@ -21,8 +23,9 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
         top_n: args.top,
         prefixes: args.rollup.config(),
     };
+    let lint_config = Arc::new(args.lint.config(&args.rollup));
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
-    let make = |source| Aggregates::new(&config, source);
+    let make = |source| Linted::new(&config, &lint_config, source);
     let analysis = match &args.out_dir {
         None => analysis::analyze(&args.dumps, &options, &progress, None, make)?,
         Some(dir) => {
@@ -41,22 +44,29 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)
                 .map_err(|e| in_file(&path, e))?;
             keys.flush().map_err(|e| in_file(&path, e))?;
-            write_out_dir(dir, &a, &config, filtered)?;
-            if !args.run.quiet {
-                eprintln!(
-                    "rdbscope: wrote summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv and slots.csv to {}",
-                    dir.display()
-                );
-            }
             a
         }
     };
+    let (analysis, lint) = lint::evaluate(analysis);
+    if let Some(dir) = &args.out_dir {
+        write_out_dir(dir, &analysis, &lint, &config, filtered)?;
+        if !args.run.quiet {
+            eprintln!(
+                "rdbscope: wrote summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
+                dir.display()
+            );
+        }
+    }
     match args.format {
         ReportFormat::Table => {
-            out.write_all(tables::report(&analysis, config.top_n, filtered).as_bytes())?
+            out.write_all(tables::report(&analysis, config.top_n, filtered).as_bytes())?;
+            out.write_all(lint_output::summary_table(&lint).as_bytes())?;
         }
         ReportFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &summary::build(&analysis, &config, filtered))?;
+            serde_json::to_writer_pretty(
+                &mut out,
+                &summary_with_lint(&analysis, &lint, &config, filtered),
+            )?;
             out.write_all(b"\n")?;
         }
     }
@@ -85,17 +95,31 @@ fn write_file(
         .map_err(|e| in_file(&path, e))
 }
 
+/// `summary.json` with its `lint` section.
+fn summary_with_lint(
+    a: &Analysis<Aggregates>,
+    lint: &LintReport,
+    config: &AggregateConfig,
+    filtered: bool,
+) -> summary::Summary {
+    let mut s = summary::build(a, config, filtered);
+    s.lint = Some(lint_output::json(lint));
+    s
+}
+
 fn write_out_dir(
     dir: &Path,
     a: &Analysis<Aggregates>,
+    lint: &LintReport,
     config: &AggregateConfig,
     filtered: bool,
 ) -> io::Result<()> {
     let m = &a.merged;
     write_file(dir, "summary.json", |w| {
-        serde_json::to_writer_pretty(&mut *w, &summary::build(a, config, filtered))?;
+        serde_json::to_writer_pretty(&mut *w, &summary_with_lint(a, lint, config, filtered))?;
         w.write_all(b"\n")
     })?;
+    write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
     write_file(dir, "prefixes.csv", |w| {
         rollups::write_prefixes(w, &m.prefixes)
     })?;

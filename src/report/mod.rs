@@ -3,6 +3,7 @@
 pub mod escape;
 pub mod info;
 pub mod keys;
+pub mod lint;
 pub mod notes;
 pub mod rollups;
 pub mod summary;

@@ -44,6 +44,9 @@ pub struct Summary {
     pub lru_idle_seconds: Option<HistogramJson>,
     pub lfu_frequency: Option<HistogramJson>,
     pub notes: Vec<String>,
+    /// The `lint --format json` object (`findings`, `summary`); set by `report`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lint: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -535,5 +538,6 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
         lfu_frequency: (m.idle_freq.lfu_freq.count() > 0)
             .then(|| HistogramJson::new(&m.idle_freq.lfu_freq)),
         notes: notes(a, filtered),
+        lint: None,
     }
 }

@@ -43,7 +43,7 @@ fn utc_seconds(ms: i64) -> String {
 
 /// A table whose first `text_columns` columns hold text (left-aligned) and the rest
 /// numbers (right-aligned).
-fn table(header: &[&str], text_columns: usize) -> Table {
+pub fn table(header: &[&str], text_columns: usize) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY)
         .set_content_arrangement(ContentArrangement::Dynamic)

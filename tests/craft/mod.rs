@@ -69,6 +69,19 @@ impl<W: Write> Rdb<W> {
         Ok(self)
     }
 
+    /// An IDLE opcode: the next key's LRU idle time in seconds.
+    pub fn idle(&mut self, seconds: u64) -> io::Result<&mut Self> {
+        self.out.write_all(&[0xF8])?;
+        self.out.write_all(&length(seconds as usize))?;
+        Ok(self)
+    }
+
+    /// A FREQ opcode: the next key's LFU counter.
+    pub fn freq(&mut self, counter: u8) -> io::Result<&mut Self> {
+        self.out.write_all(&[0xF9, counter])?;
+        Ok(self)
+    }
+
     /// A set key stored as a plain list of members (type 2).
     pub fn set_set(&mut self, key: &[u8], members: &[&[u8]]) -> io::Result<&mut Self> {
         self.out.write_all(&[0x02])?;

@@ -1,0 +1,241 @@
+//! Rules about groups of keys, evaluated after the merge from the aggregates every
+//! report builds: keys without TTL per pattern, strings that should be one hash per
+//! entity, expiry minutes, slots and hash tags, and whole dumps.
+
+use super::keys::{field_of, KeyRules};
+use super::{Finding, LintConfig, LintReport, Rule, RuleSummary, Subject};
+use crate::analysis::Analysis;
+use crate::analyze::groups::GroupStats;
+use crate::analyze::ttl::TtlBucket;
+use crate::analyze::Aggregates;
+use crate::memory::jemalloc::Allocator;
+use std::collections::BTreeMap;
+
+/// Listpack entry overhead of a short string: encoding byte and back-length byte.
+const ENTRY_OVERHEAD: u64 = 2;
+/// `dictEntry` plus the hash's `robj`, and the listpack's header and end byte.
+const HASH_KEY_OVERHEAD: u64 = 24 + 16;
+const LISTPACK_OVERHEAD: u64 = 7;
+
+/// Every enabled rule's summary, per-key rules from `keys`, group rules from `a`.
+pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
+    let config = keys.config().clone();
+    let cap = config.max_findings;
+    let mut groups: Vec<(Rule, RuleSummary)> = Vec::new();
+    let mut rule = |r: Rule, findings: Vec<Finding>| {
+        let mut s = RuleSummary::new(cap);
+        for f in findings {
+            s.add(f);
+        }
+        s.trim();
+        groups.push((r, s));
+    };
+    let m = &a.merged;
+    rule(Rule::TtlMissing, ttl_missing(m));
+    rule(Rule::TypeStringsAsHash, strings_as_hash(&keys, &config));
+    rule(Rule::TtlClustered, ttl_clustered(m, &config));
+    rule(Rule::ClusterSlotSkew, slot_skew(m, &config));
+    let t = &config.thresholds;
+    let mut dbs = Vec::new();
+    let mut big = Vec::new();
+    for f in &a.files {
+        let all = f.totals.all();
+        let subject = || Subject::File(f.name.clone());
+        let count = f.totals.by_db().len() as u64;
+        if count > t.max_dbs {
+            dbs.push(Finding {
+                rule: Rule::DbMultiple,
+                db: None,
+                subject: subject(),
+                value: count as i64,
+                threshold: t.max_dbs as i64,
+                keys: all.keys,
+                memory_bytes: all.memory_bytes,
+                saving_bytes: None,
+            });
+        }
+        if all.memory_bytes > t.shard_max_bytes {
+            big.push(Finding {
+                rule: Rule::ClusterShardTooBig,
+                db: None,
+                subject: subject(),
+                value: all.memory_bytes as i64,
+                threshold: t.shard_max_bytes as i64,
+                keys: all.keys,
+                memory_bytes: all.memory_bytes,
+                saving_bytes: None,
+            });
+        }
+    }
+    rule(Rule::DbMultiple, dbs);
+    rule(Rule::ClusterShardTooBig, big);
+    let mut all: BTreeMap<Rule, RuleSummary> = keys.into_rules().collect();
+    for (r, s) in groups {
+        all.insert(r, s);
+    }
+    let rules = all
+        .into_iter()
+        .filter(|(r, _)| config.enabled(*r))
+        .map(|(r, mut s)| {
+            s.trim();
+            (r, s)
+        })
+        .collect();
+    LintReport { rules }
+}
+
+/// One finding per pattern holding keys without an expiry: value = their share of the
+/// pattern's keys in percent; keys and memory = those without TTL. Names past the
+/// pattern cap are reported as `(other)`, so the totals stay exact.
+fn ttl_missing(m: &Aggregates) -> Vec<Finding> {
+    let table = m.patterns.table();
+    let other = (table.overflowed()).then(|| (&b"(other)"[..], table.other()));
+    table
+        .rows()
+        .into_iter()
+        .chain(other)
+        .filter(|(_, g)| g.no_ttl_keys > 0)
+        .map(|(name, g)| Finding {
+            rule: Rule::TtlMissing,
+            db: None,
+            subject: Subject::Pattern(name.into()),
+            value: (g.no_ttl_keys * 100 / g.keys) as i64,
+            threshold: 0,
+            keys: g.no_ttl_keys,
+            memory_bytes: g.no_ttl_memory_bytes,
+            saving_bytes: None,
+        })
+        .collect()
+}
+
+/// Entity patterns (`user:*`) whose small string keys come in at least
+/// `strings_as_hash_fields` field names (`user:*:name`, `user:*:age`, …) each seen on at
+/// least `strings_as_hash_ids` ids. Value = the field names; the saving is the strings'
+/// memory minus one listpack hash per entity holding every field.
+fn strings_as_hash(keys: &KeyRules, config: &LintConfig) -> Vec<Finding> {
+    let t = &config.thresholds;
+    let mut entities: BTreeMap<&[u8], Vec<(&[u8], &GroupStats)>> = BTreeMap::new();
+    for (pattern, g) in keys.strings().rows() {
+        if g.keys >= t.strings_as_hash_ids {
+            if let Some((parent, field)) = field_of(pattern, &config.delimiter) {
+                entities.entry(parent).or_default().push((field, g));
+            }
+        }
+    }
+    let allocator = keys.allocator();
+    entities
+        .into_iter()
+        .filter(|(_, fields)| fields.len() as u64 >= t.strings_as_hash_fields)
+        .map(|(parent, fields)| {
+            let key_count = fields.iter().map(|(_, g)| g.keys).sum();
+            let memory = fields.iter().map(|(_, g)| g.memory_bytes).sum::<u64>();
+            let hashes = hash_memory(allocator, &fields, config.delimiter.len() as u64);
+            Finding {
+                rule: Rule::TypeStringsAsHash,
+                db: None,
+                subject: Subject::Pattern(parent.into()),
+                value: fields.len() as i64,
+                threshold: t.strings_as_hash_fields as i64,
+                keys: key_count,
+                memory_bytes: memory,
+                saving_bytes: Some(memory.saturating_sub(hashes)),
+            }
+        })
+        .collect()
+}
+
+/// Memory of one listpack hash per entity holding the fields' average values. Entities
+/// are as many as the most common field has keys; an entity's key name is the average
+/// field key minus `:field`. For strings, `elements` is the value length and the
+/// serialized size is a type byte, the key and the value with 1-byte length prefixes.
+fn hash_memory(a: Allocator, fields: &[(&[u8], &GroupStats)], delimiter: u64) -> u64 {
+    let entities = fields.iter().map(|(_, g)| g.keys).max().unwrap_or(0);
+    if entities == 0 {
+        return 0;
+    }
+    let mut entries = 0;
+    let mut key_len = 0;
+    for (field, g) in fields {
+        let value = g.elements / g.keys;
+        entries +=
+            (field.len() as u64 + ENTRY_OVERHEAD + value + ENTRY_OVERHEAD) * g.keys / entities;
+        let field_key = (g.serialized_bytes - g.elements) / g.keys;
+        key_len = key_len.max(field_key.saturating_sub(3 + field.len() as u64 + delimiter));
+    }
+    entities * (HASH_KEY_OVERHEAD + a.sds(key_len) + a.class(entries + LISTPACK_OVERHEAD))
+}
+
+/// Minutes in which at least `ttl_clustered_keys` keys and `ttl_clustered_percent` of
+/// all keys with a future expiry expire. Value = keys in the minute.
+fn ttl_clustered(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
+    let t = &config.thresholds;
+    let expiring: u64 = m
+        .ttl
+        .buckets()
+        .filter(|(b, _)| !matches!(b, TtlBucket::NoTtl | TtlBucket::Expired))
+        .map(|(_, tally)| tally.keys)
+        .sum();
+    let share = (expiring as f64 * t.ttl_clustered_percent / 100.0).ceil() as u64;
+    let threshold = t.ttl_clustered_keys.max(share);
+    m.ttl
+        .storms(usize::MAX)
+        .into_iter()
+        .take_while(|(_, tally)| tally.keys >= threshold)
+        .map(|(minute, tally)| Finding {
+            rule: Rule::TtlClustered,
+            db: None,
+            subject: Subject::Minute(minute),
+            value: tally.keys as i64,
+            threshold: threshold as i64,
+            keys: tally.keys,
+            memory_bytes: tally.memory_bytes,
+            saving_bytes: None,
+        })
+        .collect()
+}
+
+/// Slots and hash tags holding more than `slot_skew_factor` times the mean memory (over
+/// slots with keys, over tags) and more than `slot_skew_percent` of all memory analysed.
+/// Value = the slot's or tag's memory; threshold = the larger of the two bounds.
+fn slot_skew(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
+    let t = &config.thresholds;
+    let total = m.totals.all().memory_bytes;
+    let floor = total as f64 * t.slot_skew_percent / 100.0;
+    let bound = |sum: u64, count: usize| {
+        let mean = sum as f64 / count.max(1) as f64;
+        (mean * t.slot_skew_factor).max(floor)
+    };
+    let slots: Vec<_> = m.slots.loaded().collect();
+    let slot_bound = bound(total, slots.len());
+    let mut out: Vec<Finding> = slots
+        .into_iter()
+        .filter(|(_, l)| l.memory_bytes as f64 > slot_bound)
+        .map(|(slot, l)| Finding {
+            rule: Rule::ClusterSlotSkew,
+            db: None,
+            subject: Subject::Slot(slot),
+            value: l.memory_bytes as i64,
+            threshold: slot_bound.ceil() as i64,
+            keys: l.keys,
+            memory_bytes: l.memory_bytes,
+            saving_bytes: None,
+        })
+        .collect();
+    let tags = m.slots.tags().rows();
+    let tag_bound = bound(tags.iter().map(|(_, g)| g.memory_bytes).sum(), tags.len());
+    out.extend(
+        tags.into_iter()
+            .filter(|(_, g)| g.memory_bytes as f64 > tag_bound)
+            .map(|(tag, g)| Finding {
+                rule: Rule::ClusterSlotSkew,
+                db: None,
+                subject: Subject::Tag(tag.into()),
+                value: g.memory_bytes as i64,
+                threshold: tag_bound.ceil() as i64,
+                keys: g.keys,
+                memory_bytes: g.memory_bytes,
+                saving_bytes: None,
+            }),
+    );
+    out
+}

@@ -1,0 +1,432 @@
+//! Rules about single keys, evaluated while keys are folded: key names, big keys, JSON
+//! strings, encodings, expiry before the dump, idle and LFU. Also feeds the small-string
+//! pattern table that type.strings-as-hash is judged on after the merge.
+
+use super::{Finding, LintConfig, Rule, RuleSummary, Subject};
+use crate::analyze::groups::CappedTable;
+use crate::analyze::patterns::pattern_of;
+use crate::analyze::{KeyStats, Source};
+use crate::memory::jemalloc::Allocator;
+use crate::rdb::RedisType;
+use crate::server::{Family, ServerProfile, Version};
+use serde::de::IgnoredAny;
+use std::ops::AddAssign;
+use std::sync::Arc;
+
+/// `dictEntry` plus the `robj` of a value: what a key costs beside its name and payload.
+const ENTRY_AND_OBJECT: u64 = 24 + 16;
+/// Listpack header (6) and end byte (1).
+const LISTPACK_OVERHEAD: u64 = 7;
+
+pub struct KeyRules {
+    config: Arc<LintConfig>,
+    /// The server the dump's keys are modelled on (limits, version, allocator); `None`
+    /// for the aggregate that only receives merges.
+    profile: Option<ServerProfile>,
+    /// Indexed like [`Rule::ALL`]; group rules stay empty here.
+    rules: Vec<RuleSummary>,
+    /// Small string keys by pattern, for type.strings-as-hash.
+    strings: CappedTable,
+    /// Reused buffers: the pattern being built, a decompressed string.
+    pattern: Vec<u8>,
+    text: Vec<u8>,
+}
+
+impl KeyRules {
+    pub fn new(config: Arc<LintConfig>, source: Source) -> Self {
+        KeyRules {
+            rules: Rule::ALL
+                .iter()
+                .map(|_| RuleSummary::new(config.max_findings))
+                .collect(),
+            strings: CappedTable::new(config.group_cap),
+            profile: source.profile,
+            config,
+            pattern: Vec::new(),
+            text: Vec::new(),
+        }
+    }
+
+    /// The allocator of the first dump's server, for estimates made after the merge.
+    pub fn allocator(&self) -> Allocator {
+        self.profile.map(|p| p.allocator).unwrap_or_default()
+    }
+
+    /// Small string keys by pattern (see type.strings-as-hash).
+    pub fn strings(&self) -> &CappedTable {
+        &self.strings
+    }
+
+    pub fn config(&self) -> &LintConfig {
+        &self.config
+    }
+
+    /// The per-key rules' summaries, by rule.
+    pub fn into_rules(self) -> impl Iterator<Item = (Rule, RuleSummary)> {
+        Rule::ALL.into_iter().zip(self.rules)
+    }
+
+    fn found(
+        &mut self,
+        rule: Rule,
+        k: &KeyStats<'_>,
+        value: i64,
+        threshold: i64,
+        saving: Option<u64>,
+    ) {
+        let summary = &mut self.rules[rule as usize];
+        if summary.tally(1, k.memory_bytes) {
+            summary.keep(Finding {
+                rule,
+                db: Some(k.db),
+                subject: Subject::Key(k.key.as_ref().into()),
+                value,
+                threshold,
+                keys: 1,
+                memory_bytes: k.memory_bytes,
+                saving_bytes: saving,
+            });
+        }
+    }
+
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        let config = Arc::clone(&self.config);
+        let t = &config.thresholds;
+        let on = |r| config.enabled(r);
+        let key = &*k.key;
+        if on(Rule::KeySpecialChars) {
+            let bad = special_chars(key);
+            if bad > 0 {
+                self.found(Rule::KeySpecialChars, k, bad as i64, 0, None);
+            }
+        }
+        if on(Rule::KeyCharset) {
+            let bad = outside_charset(key);
+            if bad > 0 {
+                self.found(Rule::KeyCharset, k, bad as i64, 0, None);
+            }
+        }
+        if on(Rule::KeyTooLong) && key.len() as u64 > t.key_max_bytes {
+            self.found(
+                Rule::KeyTooLong,
+                k,
+                key.len() as i64,
+                t.key_max_bytes as i64,
+                None,
+            );
+        }
+        if on(Rule::KeyNoNamespace) && !contains(key, &config.delimiter) {
+            self.found(Rule::KeyNoNamespace, k, 0, 1, None);
+        }
+        let elements = k.elements.unwrap_or(0);
+        let is_string = k.redis_type == RedisType::String;
+        let big_string = is_string && elements > t.bigkey_string_bytes;
+        let big_collection =
+            !is_string && k.redis_type != RedisType::Module && elements > t.bigkey_elements;
+        if big_string && on(Rule::BigkeyString) {
+            self.found(
+                Rule::BigkeyString,
+                k,
+                elements as i64,
+                t.bigkey_string_bytes as i64,
+                None,
+            );
+        }
+        if big_collection && on(Rule::BigkeyElements) {
+            self.found(
+                Rule::BigkeyElements,
+                k,
+                elements as i64,
+                t.bigkey_elements as i64,
+                None,
+            );
+        }
+        if (big_string || big_collection) && k.expiry_ms.is_some() && on(Rule::BigkeyExpiring) {
+            let threshold = if big_string {
+                t.bigkey_string_bytes
+            } else {
+                t.bigkey_elements
+            };
+            self.found(
+                Rule::BigkeyExpiring,
+                k,
+                elements as i64,
+                threshold as i64,
+                None,
+            );
+        }
+        if is_string && on(Rule::ValueJsonString) {
+            if let Some((value, threshold)) = self.json_violation(k) {
+                self.found(Rule::ValueJsonString, k, value, threshold, None);
+            }
+        }
+        if on(Rule::EncodingJustOverListpack) {
+            if let Some((value, limit, saving)) = self.just_over_listpack(k) {
+                self.found(
+                    Rule::EncodingJustOverListpack,
+                    k,
+                    value as i64,
+                    limit as i64,
+                    Some(saving),
+                );
+            }
+        }
+        if on(Rule::EncodingListpackTooLong)
+            && matches!(k.encoding, "listpack" | "ziplist")
+            && elements > t.listpack_max_entries
+        {
+            self.found(
+                Rule::EncodingListpackTooLong,
+                k,
+                elements as i64,
+                t.listpack_max_entries as i64,
+                None,
+            );
+        }
+        if let Some(ttl) = k.ttl_s.filter(|&s| s < 0) {
+            if on(Rule::TtlAlreadyExpired) {
+                self.found(Rule::TtlAlreadyExpired, k, ttl, 0, None);
+            }
+        }
+        if let Some(idle) = k.idle_s.filter(|&s| s > t.idle_cold_seconds) {
+            if on(Rule::IdleCold) {
+                self.found(
+                    Rule::IdleCold,
+                    k,
+                    idle as i64,
+                    t.idle_cold_seconds as i64,
+                    None,
+                );
+            }
+        }
+        if let Some(freq) = k.lfu_freq.filter(|&f| f >= t.hot_lfu) {
+            if on(Rule::HotLfu) {
+                self.found(Rule::HotLfu, k, i64::from(freq), i64::from(t.hot_lfu), None);
+            }
+        }
+        if is_string && on(Rule::TypeStringsAsHash) && elements <= t.strings_as_hash_value_bytes {
+            pattern_of(key, &config.delimiter, &mut self.pattern);
+            if field_of(&self.pattern, &config.delimiter).is_some() {
+                self.strings.add(&self.pattern, k);
+            }
+        }
+    }
+
+    /// (value, threshold) when the string is a JSON object or array over the byte
+    /// threshold, or an array over the item threshold. Only strings long enough to break
+    /// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
+    fn json_violation(&mut self, k: &KeyStats<'_>) -> Option<(i64, i64)> {
+        let t = &self.config.thresholds;
+        let s = k.string_value?;
+        let len = s.len();
+        if len
+            <= t.json_string_bytes
+                .min(t.json_array_items.saturating_mul(2))
+        {
+            return None;
+        }
+        let bytes = s.bytes(&mut self.text).ok()?;
+        let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+        let (bytes_over, items) = match bytes[start] {
+            b'[' => {
+                let items = serde_json::from_slice::<Vec<IgnoredAny>>(bytes).ok()?.len() as u64;
+                (len > t.json_string_bytes, Some(items))
+            }
+            b'{' => {
+                serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
+                (len > t.json_string_bytes, None)
+            }
+            _ => return None,
+        };
+        if bytes_over {
+            Some((len as i64, t.json_string_bytes as i64))
+        } else {
+            items
+                .filter(|&n| n > t.json_array_items)
+                .map(|n| (n as i64, t.json_array_items as i64))
+        }
+    }
+
+    /// When `k` has a big encoding (hashtable, skiplist, quicklist) although it is within
+    /// the margin of the limits that would make it compact: (value, limit, estimated
+    /// saving). Value and limit are entries, or for lists over a byte limit, bytes.
+    fn just_over_listpack(&self, k: &KeyStats<'_>) -> Option<(u64, u64, u64)> {
+        let p = self.profile?;
+        let l = &p.limits;
+        let m = self.config.thresholds.listpack_margin;
+        let n = k.elements?;
+        let largest = k.largest_element_bytes;
+        let within = |entries: u64, value: u64| {
+            n <= m.saturating_mul(entries) && largest <= m.saturating_mul(value)
+        };
+        let listpack_sets_and_lists = p.family == Family::Valkey || p.version >= Version(7, 2, 0);
+        let a = p.allocator;
+        let lp_bytes = k.summary.listpack_estimate + LISTPACK_OVERHEAD;
+        let listpack = a.class(lp_bytes);
+        let (value, limit, compact) = match (k.redis_type, k.encoding) {
+            (RedisType::Hash, "hashtable")
+                if within(l.hash_max_listpack_entries, l.hash_max_listpack_value) =>
+            {
+                (n, l.hash_max_listpack_entries, listpack)
+            }
+            (RedisType::ZSet, "skiplist")
+                if within(l.zset_max_listpack_entries, l.zset_max_listpack_value) =>
+            {
+                (n, l.zset_max_listpack_entries, listpack)
+            }
+            (RedisType::Set, "hashtable")
+                if k.summary.all_integers && n <= m.saturating_mul(l.set_max_intset_entries) =>
+            {
+                // An intset header and 8-byte integers at most.
+                (n, l.set_max_intset_entries, a.class(8 + 8 * n))
+            }
+            (RedisType::Set, "hashtable")
+                if listpack_sets_and_lists
+                    && within(l.set_max_listpack_entries, l.set_max_listpack_value) =>
+            {
+                (n, l.set_max_listpack_entries, listpack)
+            }
+            (RedisType::List, "quicklist")
+                if listpack_sets_and_lists
+                    && k.summary.plain_nodes == 0
+                    && list_within(l.list_max_listpack_size, m, n, k.summary.listpack_estimate) =>
+            {
+                match l.list_max_listpack_size {
+                    s if s > 0 => (n, s as u64, listpack),
+                    s => (lp_bytes, list_node_bytes(s), listpack),
+                }
+            }
+            _ => return None,
+        };
+        let key = a.sds(k.key.len() as u64);
+        let saving = k
+            .memory_bytes
+            .saturating_sub(ENTRY_AND_OBJECT + key + compact);
+        Some((value, limit, saving))
+    }
+}
+
+/// Bytes of one list node under a negative `list-max-listpack-size` (-1 = 4 KB … -5 = 64 KB).
+fn list_node_bytes(size: i64) -> u64 {
+    4096u64 << (size.unsigned_abs().clamp(1, 5) - 1)
+}
+
+/// Whether a list of `n` elements whose listpack would take `bytes` fits in one node of
+/// `m` times the `list-max-listpack-size` limit (negative: a byte class, -2 = 8 KB;
+/// positive: entries).
+fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
+    let bytes = bytes + LISTPACK_OVERHEAD;
+    match size {
+        s if s > 0 => n <= m.saturating_mul(s as u64) && bytes <= m * 8192,
+        s => bytes <= m.saturating_mul(list_node_bytes(s)),
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    match needle {
+        [b] => hay.contains(b),
+        n => hay.windows(n.len()).any(|w| w == n),
+    }
+}
+
+/// The last segment of a pattern when there is one before it and it is a name rather
+/// than an id (`*`): the field a hash per entity would hold.
+pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
+    let at = pattern
+        .windows(delimiter.len())
+        .rposition(|w| w == delimiter)?;
+    let (parent, field) = (&pattern[..at], &pattern[at + delimiter.len()..]);
+    (!parent.is_empty() && !field.is_empty() && field != b"*").then_some((parent, field))
+}
+
+/// Bytes that break scripts and tools: whitespace, quotes, backslash, control bytes,
+/// invalid UTF-8 and non-printable characters.
+pub fn special_chars(key: &[u8]) -> usize {
+    let ascii_bad = |b: u8| b <= b' ' || b == 0x7f || matches!(b, b'"' | b'\'' | b'\\');
+    if key.is_ascii() {
+        return key.iter().filter(|&&b| ascii_bad(b)).count();
+    }
+    key.utf8_chunks()
+        .map(|chunk| {
+            let valid = chunk
+                .valid()
+                .chars()
+                .filter(|&c| match u8::try_from(c) {
+                    Ok(b) if b.is_ascii() => ascii_bad(b),
+                    _ => c.is_control() || c.is_whitespace() || is_format(c),
+                })
+                .count();
+            valid + chunk.invalid().len()
+        })
+        .sum()
+}
+
+/// Invisible formatting characters (bidirectional overrides, zero-width marks).
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Positions breaking the strict alphabet: a first byte that is not a letter, and bytes
+/// outside `A-Za-z0-9_.:`.
+pub fn outside_charset(key: &[u8]) -> usize {
+    let allowed = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
+    let outside = key.iter().filter(|b| !allowed(b)).count();
+    match key.first() {
+        Some(b) if allowed(b) && !b.is_ascii_alphabetic() => outside + 1,
+        None => 1,
+        _ => outside,
+    }
+}
+
+impl AddAssign for KeyRules {
+    fn add_assign(&mut self, o: KeyRules) {
+        self.profile = self.profile.or(o.profile);
+        for (a, b) in self.rules.iter_mut().zip(o.rules) {
+            a.merge(b);
+        }
+        self.strings += o.strings;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_characters() {
+        assert_eq!(special_chars(b"user:1"), 0);
+        assert_eq!(special_chars(b"a b\n\"c'\\"), 5);
+        assert_eq!(special_chars(b"\x1b[31m"), 1);
+        assert_eq!(special_chars("é☃".as_bytes()), 0);
+        assert_eq!(special_chars("a\u{202e}b\u{a0}".as_bytes()), 2);
+        assert_eq!(special_chars(b"bin\xff\xfe"), 2);
+    }
+
+    #[test]
+    fn strict_charset() {
+        assert_eq!(outside_charset(b"user_1.a:b"), 0);
+        assert_eq!(outside_charset(b"1user"), 1);
+        assert_eq!(outside_charset(b"_user-x"), 2);
+        assert_eq!(outside_charset(b"{tag}"), 2);
+        assert_eq!(outside_charset(b""), 1);
+    }
+
+    #[test]
+    fn fields_of_patterns() {
+        assert_eq!(
+            field_of(b"user:*:name", b":"),
+            Some((&b"user:*"[..], &b"name"[..]))
+        );
+        assert_eq!(field_of(b"user:*", b":"), None);
+        assert_eq!(field_of(b"name", b":"), None);
+        assert_eq!(field_of(b"a::b::c", b"::"), Some((&b"a::b"[..], &b"c"[..])));
+    }
+
+    #[test]
+    fn list_node_limits() {
+        assert!(list_within(-2, 2, 10, 16_000));
+        assert!(!list_within(-2, 2, 10, 16_380));
+        assert!(list_within(128, 2, 256, 100));
+        assert!(!list_within(128, 2, 257, 100));
+    }
+}

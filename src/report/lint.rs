@@ -1,0 +1,189 @@
+//! `lint` output: a summary table per rule and the findings as a table, one JSON object
+//! (`{"findings": [...], "summary": [...]}`) or CSV rows. Field meanings are in
+//! docs/lint.md. Keys, patterns, tags and paths go through [`escape_key`], CSV cells
+//! also through [`neutralize_formula`].
+
+use super::escape::{escape_key, neutralize_formula};
+use super::tables::{bytes, table};
+use crate::lint::{Finding, LintReport, Subject};
+use serde_json::{json, Map, Value};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Worst findings named per rule in the summary.
+const EXAMPLES: usize = 5;
+
+pub const CSV_HEADER: [&str; 10] = [
+    "rule",
+    "severity",
+    "db",
+    "subject_kind",
+    "subject",
+    "value",
+    "threshold",
+    "keys",
+    "memory_bytes",
+    "advice",
+];
+
+/// The start of an expiry minute, as `2024-05-01T12:34Z`.
+fn minute_text(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%dT%H:%MZ").to_string())
+        .unwrap_or_default()
+}
+
+/// The subject as text, escaped: what every format shows.
+pub fn subject_text(s: &Subject) -> Cow<'_, str> {
+    match s {
+        Subject::Key(b) | Subject::Pattern(b) | Subject::Tag(b) => escape_key(b),
+        Subject::Minute(ms) => Cow::Owned(minute_text(*ms)),
+        Subject::Slot(slot) => Cow::Owned(slot.to_string()),
+        Subject::File(path) => escape_key(path.as_bytes()),
+    }
+}
+
+/// The rule's advice, with the estimated saving when there is one.
+fn advice(f: &Finding) -> Cow<'static, str> {
+    match f.saving_bytes {
+        Some(saving) => Cow::Owned(format!(
+            "{}; estimated saving {saving} bytes",
+            f.rule.advice()
+        )),
+        None => Cow::Borrowed(f.rule.advice()),
+    }
+}
+
+fn finding_json(f: &Finding) -> Value {
+    let mut o = Map::new();
+    o.insert("rule".into(), f.rule.id().into());
+    o.insert("severity".into(), f.rule.severity().name().into());
+    o.insert("db".into(), f.db.map_or(Value::Null, Value::from));
+    let subject = match &f.subject {
+        Subject::Slot(slot) => Value::from(*slot),
+        s => Value::from(subject_text(s).into_owned()),
+    };
+    o.insert(f.subject.kind().into(), subject);
+    o.insert("value".into(), f.value.into());
+    o.insert("threshold".into(), f.threshold.into());
+    o.insert("advice".into(), f.rule.advice().into());
+    o.insert("keys".into(), f.keys.into());
+    o.insert("memory_bytes".into(), f.memory_bytes.into());
+    if let Some(saving) = f.saving_bytes {
+        o.insert("saving_bytes".into(), saving.into());
+    }
+    Value::Object(o)
+}
+
+/// The `lint --format json` object, also the `lint` section of `summary.json`.
+pub fn json(r: &LintReport) -> Value {
+    let summary: Vec<Value> = r
+        .rules
+        .iter()
+        .map(|(rule, s)| {
+            json!({
+                "rule": rule.id(),
+                "severity": rule.severity().name(),
+                "findings": s.findings,
+                "keys": s.keys,
+                "memory_bytes": s.memory_bytes,
+                "examples": s.worst.iter().take(EXAMPLES).map(|f| subject_text(&f.subject)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "findings": r.findings().map(finding_json).collect::<Vec<_>>(),
+        "summary": summary,
+    })
+}
+
+/// The findings as CSV rows under [`CSV_HEADER`] (also `findings.csv` of `report`).
+pub fn write_csv(out: impl Write, r: &LintReport) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(CSV_HEADER)?;
+    for f in r.findings() {
+        w.write_record([
+            f.rule.id(),
+            f.rule.severity().name(),
+            &f.db.map(|d| d.to_string()).unwrap_or_default(),
+            f.subject.kind(),
+            &neutralize_formula(subject_text(&f.subject)),
+            &f.value.to_string(),
+            &f.threshold.to_string(),
+            &f.keys.to_string(),
+            &f.memory_bytes.to_string(),
+            &advice(f),
+        ])?;
+    }
+    w.flush()
+}
+
+/// One row per rule: findings, keys, memory and the worst subjects.
+pub fn summary_table(r: &LintReport) -> String {
+    let mut t = table(
+        &["rule", "severity", "findings", "keys", "memory", "worst"],
+        2,
+    );
+    for (rule, s) in &r.rules {
+        let worst: Vec<_> = s
+            .worst
+            .iter()
+            .take(3)
+            .map(|f| subject_text(&f.subject))
+            .collect();
+        t.add_row(vec![
+            rule.id().to_string(),
+            rule.severity().name().to_string(),
+            s.findings.to_string(),
+            s.keys.to_string(),
+            bytes(s.memory_bytes),
+            worst.join(", "),
+        ]);
+    }
+    if let Some(c) = t.column_mut(5) {
+        c.set_cell_alignment(comfy_table::CellAlignment::Left);
+    }
+    format!("Lint summary\n{t}\n")
+}
+
+/// The summary table, the kept findings, and the advice of each rule that fired.
+pub fn tables(r: &LintReport) -> String {
+    let mut out = summary_table(r);
+    let mut t = table(
+        &[
+            "rule",
+            "severity",
+            "db",
+            "subject",
+            "value",
+            "threshold",
+            "keys",
+            "memory",
+            "saving",
+        ],
+        4,
+    );
+    for f in r.findings() {
+        t.add_row(vec![
+            f.rule.id().to_string(),
+            f.rule.severity().name().to_string(),
+            f.db.map(|d| d.to_string()).unwrap_or_default(),
+            format!("{} {}", f.subject.kind(), subject_text(&f.subject)),
+            f.value.to_string(),
+            f.threshold.to_string(),
+            f.keys.to_string(),
+            bytes(f.memory_bytes),
+            f.saving_bytes.map(bytes).unwrap_or_default(),
+        ]);
+    }
+    if r.findings().next().is_some() {
+        let _ = write!(out, "\nFindings (worst first per rule)\n{t}\n\nAdvice\n");
+        for (rule, _) in r.rules.iter().filter(|(_, s)| s.findings > 0) {
+            let _ = writeln!(out, "  {}: {}", rule.id(), rule.advice());
+        }
+    } else {
+        out.push_str("\nNo findings.\n");
+    }
+    out
+}
