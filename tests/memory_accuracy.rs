@@ -3,13 +3,11 @@
 
 mod common;
 
-use base64::Engine;
 use common::dumps_in;
 use rdbscope::analyze::KeyStats;
 use rdbscope::rdb::Scratch;
 use rdbscope::scan::scan;
-use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 struct Error {
     dump: String,
@@ -41,23 +39,7 @@ fn measure() -> BTreeMap<String, Vec<Error>> {
             .next()
             .unwrap()
             .to_string();
-        let truth: HashMap<(u64, Vec<u8>), Value> =
-            std::fs::read_to_string(dump.with_extension("truth.jsonl"))
-                .unwrap()
-                .lines()
-                .map(|l| {
-                    let v: Value = serde_json::from_str(l).unwrap();
-                    let key = v["key"].as_str().unwrap();
-                    let key = if v["key_is_base64"].as_bool().unwrap() {
-                        base64::engine::general_purpose::STANDARD
-                            .decode(key)
-                            .unwrap()
-                    } else {
-                        key.as_bytes().to_vec()
-                    };
-                    ((v["db"].as_u64().unwrap(), key), v)
-                })
-                .collect();
+        let truth = common::load_truth(&dump);
         let bytes = std::fs::read(&dump).unwrap();
         let mut scratch = Scratch::default();
         let mut errors = Vec::new();

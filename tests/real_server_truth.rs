@@ -3,10 +3,7 @@
 
 mod common;
 
-use base64::Engine;
 use common::{dumps_in, read_rows};
-use serde_json::Value;
-use std::collections::BTreeMap;
 
 #[test]
 fn every_real_dump_matches_its_server() {
@@ -23,23 +20,7 @@ fn every_real_dump_matches_its_server() {
         let bytes = std::fs::read(dump).unwrap();
         let (rows, info, stop) = read_rows(&bytes);
         assert!(stop.is_none(), "{name}: {:?}", info.error);
-        let truth_path = dump.with_extension("truth.jsonl");
-        let truth: BTreeMap<(u64, Vec<u8>), Value> = std::fs::read_to_string(&truth_path)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let v: Value = serde_json::from_str(l).unwrap();
-                let key = v["key"].as_str().unwrap();
-                let key = if v["key_is_base64"].as_bool().unwrap() {
-                    base64::engine::general_purpose::STANDARD
-                        .decode(key)
-                        .unwrap()
-                } else {
-                    key.as_bytes().to_vec()
-                };
-                ((v["db"].as_u64().unwrap(), key), v)
-            })
-            .collect();
+        let truth = common::load_truth(dump);
         assert_eq!(rows.len(), truth.len(), "{name}: key count");
         for row in &rows {
             let Some(t) = truth.get(&(row.db, row.key.clone())) else {

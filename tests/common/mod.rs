@@ -5,6 +5,7 @@
 use rdbscope::analyze::KeyStats;
 use rdbscope::rdb::Scratch;
 use rdbscope::scan::{scan, DumpInfo, Stop};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub fn testdata() -> PathBuf {
@@ -27,6 +28,28 @@ pub fn dumps_in(dir: &str) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// What the server that wrote `dump` said about each key (`<dump>.truth.jsonl`), by
+/// `(db, key bytes)`.
+pub fn load_truth(dump: &Path) -> BTreeMap<(u64, Vec<u8>), serde_json::Value> {
+    use base64::Engine;
+    std::fs::read_to_string(dump.with_extension("truth.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let key = v["key"].as_str().unwrap();
+            let key = if v["key_is_base64"].as_bool().unwrap() {
+                base64::engine::general_purpose::STANDARD
+                    .decode(key)
+                    .unwrap()
+            } else {
+                key.as_bytes().to_vec()
+            };
+            ((v["db"].as_u64().unwrap(), key), v)
+        })
+        .collect()
 }
 
 /// One key as the tests compare it.
