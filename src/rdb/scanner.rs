@@ -259,3 +259,46 @@ impl<'data> Iterator for Scanner<'data> {
         Some(record)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(dump: &[u8]) -> Vec<KeyRecord<'_>> {
+        Scanner::new(dump)
+            .unwrap()
+            .filter_map(|r| match r.unwrap() {
+                Record::Key(k) => Some(k),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Opcodes no shipped fixture carries: EXPIRETIME in seconds (RDB < 3), and the 8.x
+    /// key-metadata block, which belongs to the key that follows it.
+    #[test]
+    fn seconds_expiry_and_key_metadata() {
+        let mut dump = b"REDIS0002".to_vec();
+        dump.extend([0xfe, 0x00]);
+        dump.push(opcode::EXPIRETIME);
+        dump.extend(1_000_000u32.to_le_bytes());
+        dump.extend([0x00, 0x01, b'a', 0x01, b'x']);
+        dump.push(0xff);
+        let ks = keys(&dump);
+        assert_eq!(ks.len(), 1);
+        assert_eq!(ks[0].expire_ms, Some(1_000_000_000));
+
+        let mut dump = b"REDIS0013".to_vec();
+        dump.extend([0xfe, 0x00]);
+        // One metadata class: a 4-byte spec, an unsigned value (opcode 2, 7), EOF (0).
+        dump.extend([opcode::KEY_METADATA, 0x01, 0, 0, 0, 1, 0x02, 0x07, 0x00]);
+        dump.extend([0x00, 0x01, b'b', 0x02, b'y', b'z']);
+        dump.push(0xff);
+        dump.extend([0; 8]);
+        let ks = keys(&dump);
+        assert_eq!(ks.len(), 1);
+        assert_eq!(ks[0].key, RdbString::Raw(b"b"));
+        // The metadata is not part of the key's own bytes.
+        assert_eq!(ks[0].serialized_bytes, 6);
+    }
+}
