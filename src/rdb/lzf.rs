@@ -45,6 +45,69 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
 
 const READING: &str = "LZF-compressed string";
 
+/// One LZF instruction, checked against the input and the output so far.
+enum Instruction {
+    /// Copy `len` bytes of the input from `at`.
+    Literal { at: usize, len: usize },
+    /// Repeat `len` bytes from `distance` back in the output.
+    BackReference { distance: usize, len: usize },
+}
+
+/// Decodes the instruction at `*i` (advancing it) for an output that already holds
+/// `produced` bytes and may hold `limit`: the one place the format is parsed and checked,
+/// for both decompressing and validating.
+#[inline(always)]
+fn next_instruction(
+    input: &[u8],
+    i: &mut usize,
+    produced: usize,
+    limit: usize,
+    offset: u64,
+) -> Result<Instruction> {
+    let start = *i;
+    let fail = |msg: &str| DecodeError::malformed(offset + start as u64, READING, msg);
+    let ctrl = input[start] as usize;
+    let mut at = start + 1;
+    let instruction = if ctrl < 32 {
+        let len = ctrl + 1;
+        if at + len > input.len() {
+            return Err(fail("literal run past the end of the compressed data"));
+        }
+        if produced + len > limit {
+            return Err(fail("decompresses to more than the declared length"));
+        }
+        let literal = Instruction::Literal { at, len };
+        at += len;
+        literal
+    } else {
+        let mut len = ctrl >> 5;
+        if len == 7 {
+            let Some(&extra) = input.get(at) else {
+                return Err(fail("back reference length past the end"));
+            };
+            len += extra as usize;
+            at += 1;
+        }
+        let Some(&low) = input.get(at) else {
+            return Err(fail("back reference offset past the end"));
+        };
+        at += 1;
+        let distance = ((ctrl & 0x1f) << 8) + low as usize + 1;
+        if distance > produced {
+            return Err(fail("back reference before the start of the output"));
+        }
+        if produced + len + 2 > limit {
+            return Err(fail("decompresses to more than the declared length"));
+        }
+        Instruction::BackReference {
+            distance,
+            len: len + 2,
+        }
+    };
+    *i = at;
+    Ok(instruction)
+}
+
 /// Runs the instruction stream, writing at most `limit` bytes to `out` (already `limit`
 /// long when `presized`, else grown). Returns the bytes written.
 fn expand(
@@ -54,62 +117,30 @@ fn expand(
     out: &mut Vec<u8>,
     presized: bool,
 ) -> Result<usize> {
-    let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
     let mut op = 0usize;
     let mut i = 0usize;
     while i < input.len() {
-        let start = i;
-        let ctrl = input[i] as usize;
-        i += 1;
-        if ctrl < 32 {
-            let run = ctrl + 1;
-            if i + run > input.len() {
-                return Err(fail(
-                    "literal run past the end of the compressed data",
-                    start,
-                ));
+        match next_instruction(input, &mut i, op, limit, offset)? {
+            Instruction::Literal { at, len } => {
+                if presized && at + 32 <= input.len() && op + 32 <= out.len() {
+                    // Runs are at most 32 bytes: copy a fixed 32 (the excess is overwritten
+                    // by what follows) rather than call `memcpy` for a few bytes.
+                    let chunk: [u8; 32] = input[at..at + 32].try_into().expect("32 bytes");
+                    out[op..op + 32].copy_from_slice(&chunk);
+                } else if presized {
+                    out[op..op + len].copy_from_slice(&input[at..at + len]);
+                } else {
+                    out.extend_from_slice(&input[at..at + len]);
+                }
+                op += len;
             }
-            if op + run > limit {
-                return Err(fail("decompresses to more than the declared length", start));
+            Instruction::BackReference { distance, len } => {
+                if !presized {
+                    out.resize(op + len, 0);
+                }
+                copy_back(out, op, distance, len);
+                op += len;
             }
-            if presized && i + 32 <= input.len() && op + 32 <= out.len() {
-                // Runs are at most 32 bytes: copy a fixed 32 (the excess is overwritten by
-                // what follows) rather than call `memcpy` for a few bytes.
-                let chunk: [u8; 32] = input[i..i + 32].try_into().expect("32 bytes");
-                out[op..op + 32].copy_from_slice(&chunk);
-            } else if presized {
-                out[op..op + run].copy_from_slice(&input[i..i + run]);
-            } else {
-                out.extend_from_slice(&input[i..i + run]);
-            }
-            i += run;
-            op += run;
-        } else {
-            let mut len = ctrl >> 5;
-            if len == 7 {
-                let Some(&extra) = input.get(i) else {
-                    return Err(fail("back reference length past the end", start));
-                };
-                len += extra as usize;
-                i += 1;
-            }
-            let Some(&low) = input.get(i) else {
-                return Err(fail("back reference offset past the end", start));
-            };
-            i += 1;
-            let distance = ((ctrl & 0x1f) << 8) + low as usize + 1;
-            let len = len + 2;
-            if distance > op {
-                return Err(fail("back reference before the start of the output", start));
-            }
-            if op + len > limit {
-                return Err(fail("decompresses to more than the declared length", start));
-            }
-            if !presized {
-                out.resize(op + len, 0);
-            }
-            copy_back(out, op, distance, len);
-            op += len;
         }
     }
     Ok(op)
@@ -140,46 +171,16 @@ fn copy_back(out: &mut [u8], op: usize, distance: usize, len: usize) {
 /// bytes, without producing them: the walk touches only the instruction bytes, so a
 /// string's declared length can be trusted at a fraction of the cost of decompressing.
 pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
-    let fail = |msg: &str, at: usize| DecodeError::malformed(offset + at as u64, READING, msg);
-    let mut produced = 0u64;
+    // A length beyond the address space is never reached: the final check reports it.
+    let limit = usize::try_from(expected).unwrap_or(usize::MAX);
+    let mut produced = 0usize;
     let mut i = 0usize;
     while i < input.len() {
-        let start = i;
-        let ctrl = input[i] as usize;
-        i += 1;
-        if ctrl < 32 {
-            i += ctrl + 1;
-            if i > input.len() {
-                return Err(fail(
-                    "literal run past the end of the compressed data",
-                    start,
-                ));
-            }
-            produced += ctrl as u64 + 1;
-        } else {
-            let mut len = ctrl >> 5;
-            if len == 7 {
-                let Some(&extra) = input.get(i) else {
-                    return Err(fail("back reference length past the end", start));
-                };
-                len += extra as usize;
-                i += 1;
-            }
-            let Some(&low) = input.get(i) else {
-                return Err(fail("back reference offset past the end", start));
-            };
-            i += 1;
-            let distance = (((ctrl & 0x1f) << 8) + low as usize + 1) as u64;
-            if distance > produced {
-                return Err(fail("back reference before the start of the output", start));
-            }
-            produced += len as u64 + 2;
-        }
-        if produced > expected {
-            return Err(fail("decompresses to more than the declared length", start));
-        }
+        produced += match next_instruction(input, &mut i, produced, limit, offset)? {
+            Instruction::Literal { len, .. } | Instruction::BackReference { len, .. } => len,
+        };
     }
-    if produced != expected {
+    if produced as u64 != expected {
         return Err(DecodeError::malformed(
             offset,
             READING,
