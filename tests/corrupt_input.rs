@@ -12,6 +12,9 @@
 //! reports them together; a panic names its case on stderr. `RDBSCOPE_MUTATIONS=N` runs
 //! more mutation cases than the default (same seed, so the first cases are the same).
 
+mod common;
+
+use common::{rdb_files, testdata};
 use rdbscope::analyze::KeyStats;
 use rdbscope::rdb::{DecodeError, Scratch};
 use rdbscope::scan::{scan, ChecksumVerdict, DumpInfo, Stop};
@@ -161,10 +164,6 @@ impl Drop for CaseGuard<'_> {
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
-}
-
 fn rel(path: &Path) -> String {
     path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
         .unwrap_or(path)
@@ -177,23 +176,6 @@ fn read(path: &Path) -> Vec<u8> {
 }
 
 /// All `.rdb` files under `dir`, recursively, sorted.
-fn rdb_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "rdb") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// One key as the scan saw it: db, name, offset of its type byte, bytes it spans.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct SeenKey {

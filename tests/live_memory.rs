@@ -517,19 +517,7 @@ struct Truth {
 fn server_truth(c: &mut Conn) -> BTreeMap<KeyId, Truth> {
     let mut truth = BTreeMap::new();
     for db in 0..2u64 {
-        c.ok(cmd!["SELECT", db.to_string()]);
-        let mut keys = std::collections::BTreeSet::new();
-        let mut cursor = b"0".to_vec();
-        loop {
-            let mut reply = c.call(cmd!["SCAN", cursor, "COUNT", "10000"]).array();
-            let batch = reply.pop().expect("SCAN keys").array();
-            cursor = reply.pop().expect("SCAN cursor").bytes();
-            keys.extend(batch.iter().map(Reply::bytes));
-            if cursor == b"0" {
-                break;
-            }
-        }
-        let keys: Vec<Vec<u8>> = keys.into_iter().collect();
+        let keys = c.keys_in_db(db);
         for batch in keys.chunks(2000) {
             for k in batch {
                 c.send(cmd!["TYPE", k]);

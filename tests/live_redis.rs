@@ -562,19 +562,7 @@ type KeyId = (u64, Vec<u8>);
 fn server_truth(c: &mut Conn) -> BTreeMap<KeyId, Truth> {
     let mut truth = BTreeMap::new();
     for db in 0..16u64 {
-        c.ok(cmd!["SELECT", db.to_string()]);
-        let mut keys = BTreeSet::new();
-        let mut cursor = b"0".to_vec();
-        loop {
-            let mut reply = c.call(cmd!["SCAN", cursor, "COUNT", "1000"]).array();
-            let batch = reply.pop().expect("SCAN keys").array();
-            cursor = reply.pop().expect("SCAN cursor").bytes();
-            keys.extend(batch.iter().map(Reply::bytes));
-            if cursor == b"0" {
-                break;
-            }
-        }
-        let keys: Vec<Vec<u8>> = keys.into_iter().collect();
+        let keys = c.keys_in_db(db);
         for k in &keys {
             c.send(cmd!["TYPE", k]);
             c.send(cmd!["OBJECT", "ENCODING", k]);

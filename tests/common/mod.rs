@@ -14,8 +14,13 @@ pub fn testdata() -> PathBuf {
 
 /// Every `.rdb` under `testdata/<dir>`, sorted.
 pub fn dumps_in(dir: &str) -> Vec<PathBuf> {
+    rdb_files(&testdata().join(dir))
+}
+
+/// Every `.rdb` under `dir`, sorted.
+pub fn rdb_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![testdata().join(dir)];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).unwrap() {
             let p = entry.unwrap().path();

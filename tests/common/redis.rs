@@ -224,6 +224,28 @@ impl Conn {
         let reply = self.call(args);
         assert_eq!(reply, Reply::Simple("OK".into()), "{what}");
     }
+
+    /// Selects `db` and returns its keys, sorted, by iterating SCAN to the end.
+    pub fn keys_in_db(&mut self, db: u64) -> Vec<Vec<u8>> {
+        self.ok(vec![b"SELECT".to_vec(), db.to_string().into_bytes()]);
+        let mut keys = std::collections::BTreeSet::new();
+        let mut cursor = b"0".to_vec();
+        loop {
+            let scan = vec![
+                b"SCAN".to_vec(),
+                cursor,
+                b"COUNT".to_vec(),
+                b"10000".to_vec(),
+            ];
+            let mut reply = self.call(scan).array();
+            let batch = reply.pop().expect("SCAN keys").array();
+            cursor = reply.pop().expect("SCAN cursor").bytes();
+            keys.extend(batch.iter().map(Reply::bytes));
+            if cursor == b"0" {
+                return keys.into_iter().collect();
+            }
+        }
+    }
 }
 
 pub fn read_reply(r: &mut impl BufRead) -> std::io::Result<Reply> {
