@@ -19,6 +19,8 @@
 #               collections (hashes/sets/zsets/lists of 100k-1M elements, 3 streams with
 #               consumer groups). See scripts/bench-gen.lua for the exact recipe.
 #   strings10m  10M small string keys only (DEBUG POPULATE), for keys/s.
+#   biglist     one list of BIGLIST_ELEMENTS (32M) 20-80 B items (>= 1 GB on disk): peak RSS
+#               while one value is bigger than any memory bound.
 #   mix-small   the same recipe at ~1/12 scale (~100 MB) made readable by redis-rdb-tools:
 #               zsets forced to skiplist encoding and streams without consumer groups (its
 #               parsers crash on Redis 7 listpack zsets and on stream consumer groups). All tools
@@ -38,9 +40,11 @@
 #   scripts/bench.sh                                   # BENCH_DIR=/tmp/rdbscope-bench RUNS=3
 #   BENCH_DIR=/data/bench RUNS=5 scripts/bench.sh
 #   Knobs: MIX_UNITS (1800000 user units, ~3.8 keys each), SMALL_UNITS (150000),
-#          STRINGS_KEYS (10000000), BIG_DIV (1; divides the big collections' sizes),
-#          REDIS_MAXMEM (12gb), SKIP_RDBTOOLS=1, REGEN=1 (regenerate the cached dumps).
-#   Smoke test: MIX_UNITS=20000 SMALL_UNITS=5000 STRINGS_KEYS=100000 BIG_DIV=100 RUNS=1 \
+#          STRINGS_KEYS (10000000), BIGLIST_ELEMENTS (32000000), BIG_DIV (1; divides the big collections' sizes),
+#          REDIS_MAXMEM (12gb), SKIP_RDBTOOLS=1, REGEN=1 (regenerate the cached dumps),
+#          GEN_ONLY=1 (generate the missing dumps and stop).
+#   Smoke test: MIX_UNITS=20000 SMALL_UNITS=5000 STRINGS_KEYS=100000 BIGLIST_ELEMENTS=100000 \
+#               BIG_DIV=100 RUNS=1 \
 #               BENCH_DIR=/tmp/rdbscope-bench-smoke scripts/bench.sh
 #   First run: ~5 min to generate the dumps, ~2 min to install peers, then the measurements.
 #   The report goes to stdout and to $BENCH_DIR/results/bench-<timestamp>.md; progress to stderr.
@@ -55,10 +59,12 @@ RUNS=${RUNS:-3}
 MIX_UNITS=${MIX_UNITS:-1800000}
 SMALL_UNITS=${SMALL_UNITS:-150000}
 STRINGS_KEYS=${STRINGS_KEYS:-10000000}
+BIGLIST_ELEMENTS=${BIGLIST_ELEMENTS:-32000000}
 BIG_DIV=${BIG_DIV:-1} # divide the big collections' sizes (smoke tests)
 REDIS_MAXMEM=${REDIS_MAXMEM:-12gb}
 SKIP_RDBTOOLS=${SKIP_RDBTOOLS:-0}
 REGEN=${REGEN:-0}
+GEN_ONLY=${GEN_ONLY:-0}
 GEN_VERSION=1 # bump when bench-gen.lua or the recipes below change, to invalidate cached dumps
 
 DUMPS=$BENCH_DIR/dumps
@@ -247,6 +253,26 @@ gen_mix() {
   save_dump "$name" "$params" "$t0"
 }
 
+# gen_biglist: one list, pushed in chunks of 250k items by bench-gen.lua.
+gen_biglist() {
+  local name=biglist total=$BIGLIST_ELEMENTS
+  local params="v$GEN_VERSION elements=$total"
+  if cached "$name" "$params"; then
+    log "$name: cached ($DUMPS/$name.rdb)"
+    return
+  fi
+  local t0 done_=0 n
+  t0=$(date +%s)
+  start_redis "$BENCH_DIR/redis-$name"
+  log "$name: RPUSH $total items into queue:firehose..."
+  while ((done_ < total)); do
+    n=$((total - done_ < 250000 ? total - done_ : 250000))
+    gen list queue:firehose "$done_" "$n"
+    done_=$((done_ + n))
+  done
+  save_dump "$name" "$params" "$t0"
+}
+
 gen_strings() {
   local name=strings10m total=$STRINGS_KEYS
   local params="v$GEN_VERSION keys=$total"
@@ -351,10 +377,13 @@ bench_dump() {
     echo "- **check FAILED: rdbscope keys printed $((rows - 1)) rows for the $keys keys of \`$name\`**" >>"$NOTES"
     log "  WARNING: rdbscope printed $((rows - 1)) rows for $keys keys"
   fi
-  local tools=(cat rdbscope rdbcrate) t r
+  local tools=(cat rdbscope report-t1 report-t2 rdbcrate) t r
   declare -A cmd status
   cmd[cat]="cat $dump"
   cmd[rdbscope]="$RDBSCOPE keys $dump --format csv"
+  # --quiet: no tables on stdout; the files land in one directory, rewritten by every run.
+  cmd[report-t1]="$RDBSCOPE report --quiet --threads 1 --out-dir $BENCH_DIR/tmp/report $dump"
+  cmd[report-t2]="$RDBSCOPE report --quiet --threads 2 --out-dir $BENCH_DIR/tmp/report $dump"
   cmd[rdbcrate]="$RDB_CRATE --format nil $dump"
   for t in "${tools[@]}"; do
     : >"$BENCH_DIR/tmp/$t.times"
@@ -431,13 +460,19 @@ ensure_rdb_crate
 GEN_T0=$(date +%s)
 gen_mix mix "$MIX_UNITS" "$BIG_DIV" 0
 gen_strings
+gen_biglist
 if [[ $SKIP_RDBTOOLS != 1 ]]; then gen_mix mix-small "$SMALL_UNITS" $((12 * BIG_DIV)) 1; fi
 GEN_SECS=$(($(date +%s) - GEN_T0))
+if [[ $GEN_ONLY == 1 ]]; then
+  log "dumps ready in $DUMPS (generated in ${GEN_SECS} s)"
+  exit 0
+fi
 
 : >"$RESULTS"
 : >"$NOTES"
 bench_dump mix
 bench_dump strings10m
+bench_dump biglist
 if [[ $SKIP_RDBTOOLS != 1 ]]; then
   bench_dump mix-small
   bench_rdbtools mix-small
@@ -451,7 +486,7 @@ REPORT=$RESULTS_DIR/bench-$(date +%Y%m%d-%H%M%S).md
   echo "- nproc: $(nproc); CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo); RAM: $(free -g | awk '/^Mem:/ {print $2}') GiB"
   echo "- redis-server: $(redis_version); rustc: $(rustc --version | awk '{print $2}'); peers: rdb crate 0.4.0 (cargo install), redis-rdb-tools from PyPI"
   echo "- runs per tool: $RUNS (median shown; redis-rdb-tools ran once); page cache warm"
-  for d in mix strings10m mix-small; do
+  for d in mix strings10m biglist mix-small; do
     [[ -s $DUMPS/$d.meta ]] || continue
     [[ $d != mix-small || $SKIP_RDBTOOLS != 1 ]] || continue
     echo "- dump \`$d\`: $(meta $d bytes) bytes ($(awk -v b="$(meta $d bytes)" 'BEGIN {printf "%.1f", b / 1048576}') MiB), $(meta $d keys) keys, $(meta $d expires) with TTL, generated in $(meta $d gen_seconds) s by redis $(meta $d redis) (used_memory $(meta $d used_memory))"
@@ -465,6 +500,8 @@ rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 names = {
     "cat": "cat (floor)",
     "rdbscope": "rdbscope keys --format csv",
+    "report-t1": "rdbscope report --out-dir, 1 thread",
+    "report-t2": "rdbscope report --out-dir, 2 threads",
     "rdbcrate": "rdb crate 0.4.0 --format nil",
     "rdbtools": "redis-rdb-tools -c memory",
     "rdbtools-fork": "redis-rdb-tools -c memory",
@@ -490,11 +527,12 @@ print()
 print("MB/s = dump bytes / 10^6 / median s; keys/s = keys in the dump / median s;")
 print("ratio vs rdb crate = rdb crate median s / tool median s on the same dump (> 1 = faster).")
 print()
-ours = {r[1]: float(r[3]) for r in rows if r[0] == "rdbscope" and r[7] == "ok"}
-for dump in ours:
-    if dump in crate:
-        print(f"rdbscope/rdb-crate speed ratio on {dump}: {crate[dump] / ours[dump]:.2f}x "
-              f"(rdbscope {ours[dump]:.3f} s vs rdb crate {crate[dump]:.3f} s)")
+for tool in ("rdbscope", "report-t1", "report-t2"):
+    ours = {r[1]: float(r[3]) for r in rows if r[0] == tool and r[7] == "ok"}
+    for dump in ours:
+        if dump in crate:
+            print(f"{names[tool]} / rdb crate speed ratio on {dump}: {crate[dump] / ours[dump]:.2f}x "
+                  f"({ours[dump]:.3f} s vs rdb crate {crate[dump]:.3f} s)")
 PY
   echo
   echo "Total script time: $(($(date +%s) - START)) s"

@@ -103,7 +103,7 @@ fn now_ms() -> i64 {
 /// fields before the first key.
 fn dump_context(dump: &Dump, overrides: &ProfileOverrides) -> (Option<i64>, Option<ServerProfile>) {
     let mut scan = DumpScan::new(dump);
-    scan.next_batch(&mut Vec::with_capacity(1), 1);
+    scan.read_preamble();
     let ctime = scan
         .info()
         .aux_value("ctime")

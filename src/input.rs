@@ -8,6 +8,7 @@
 //! computed from a separate read of the file: peak RSS stays flat whatever the dump size.
 
 use crate::rdb::checksum::Crc64;
+use crate::rdb::value::ReleasePages;
 use memmap2::{Mmap, UncheckedAdvice};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
@@ -116,6 +117,24 @@ impl Dump {
         }
     }
 
+    /// Hands back the mapped pages of `from..to`, leaving the scan's watermark alone: a
+    /// walk inside one long value calls this while keys before it may still be read. The
+    /// pages at either end may hold a neighbour's bytes; it faults them back in if needed.
+    fn release_range(&self, from: u64, to: u64) {
+        let Bytes::Mapped(map, _) = &self.bytes else {
+            return;
+        };
+        let end = (to as usize).min(map.len());
+        let start = (from as usize).min(end);
+        if end > start {
+            // SAFETY: as in `release_before`: a read-only shared file mapping reads the
+            // file's contents back after DONTNEED.
+            let _ = unsafe {
+                map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
+            };
+        }
+    }
+
     /// CRC64 of the first `len` bytes, read through a separate file handle so the map's
     /// pages are not pulled into this process's resident set.
     pub fn crc64_prefix(&self, len: usize) -> io::Result<u64> {
@@ -157,6 +176,12 @@ impl Dump {
 
     pub fn display_name(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+impl ReleasePages for Dump {
+    fn release(&self, from: u64, to: u64) {
+        self.release_range(from, to);
     }
 }
 

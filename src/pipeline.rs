@@ -10,6 +10,7 @@
 use crate::analyze::KeyStats;
 use crate::filter::KeyFilter;
 use crate::input::Dump;
+use crate::rdb::value::ReleasePages;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::report::escape::escape_key;
 use crate::scan::{DumpInfo, DumpScan};
@@ -68,12 +69,13 @@ struct Folded<T> {
 
 fn fold_chunk<T>(
     records: &[KeyRecord<'_>],
+    pages: &dyn ReleasePages,
     profile: &crate::server::ServerProfile,
     filter: &KeyFilter,
     init: &(impl Fn() -> T + Sync),
     fold: &(impl Fn(&mut T, &KeyStats<'_>) + Sync),
 ) -> Folded<T> {
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::releasing(pages);
     let mut value = init();
     let mut stats = KeyStats::new();
     for (i, record) in records.iter().enumerate() {
@@ -119,7 +121,7 @@ pub fn run<T: Send>(
     fold: impl Fn(&mut T, &KeyStats<'_>) + Sync,
     mut consume: impl FnMut(T) -> io::Result<()>,
 ) -> io::Result<Pass> {
-    let mut scan = DumpScan::new(dump);
+    let mut scan = DumpScan::new(dump).releasing(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             let mut current = Vec::with_capacity(BATCH);
@@ -135,7 +137,7 @@ pub fn run<T: Send>(
                     || {
                         current
                             .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, &p, &options.filter, &init, &fold))
+                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &init, &fold))
                             .collect::<Vec<_>>()
                     },
                 );

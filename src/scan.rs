@@ -4,6 +4,7 @@
 
 use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::Function;
+use crate::rdb::value::ReleasePages;
 use crate::rdb::{Checksum, DecodeError, Header, KeyRecord, RdbString, Record, Scanner};
 use crate::server::ServerProfile;
 use std::collections::BTreeMap;
@@ -133,6 +134,12 @@ impl<'data> DumpScan<'data> {
         }
     }
 
+    /// Hands the pages of long values back to `pages` as the scan skips them.
+    pub fn releasing(mut self, pages: &'data dyn ReleasePages) -> Self {
+        self.scanner = self.scanner.map(|s| s.releasing(pages));
+        self
+    }
+
     /// The server profile the keys of the latest batch were read under.
     pub fn profile(&mut self) -> Option<ServerProfile> {
         if self.profile.is_none() {
@@ -151,30 +158,46 @@ impl<'data> DumpScan<'data> {
     /// profile holds for all of its keys.
     pub fn next_batch(&mut self, batch: &mut Vec<KeyRecord<'data>>, max: usize) -> bool {
         while batch.len() < max {
-            let Some(scanner) = self.scanner.as_mut() else {
-                return false;
-            };
-            let record = match scanner.next() {
-                Some(Ok(r)) => r,
-                Some(Err(e)) => {
-                    self.info.error = Some(e);
-                    self.scanner = None;
-                    return false;
-                }
-                None => {
-                    self.scanner = None;
-                    return false;
-                }
-            };
-            if let Err(e) = self.absorb(record, batch) {
-                self.info.error = Some(e);
-                self.scanner = None;
+            if !self.step(batch) {
                 return false;
             }
             if self.profile.is_none() && !batch.is_empty() {
                 // An aux field arrived after keys of this batch: end it here.
                 return true;
             }
+        }
+        true
+    }
+
+    /// Reads the records before the first key (header, aux fields, functions): what a
+    /// pass needs to know before it starts, without reading the first key, which may be
+    /// gigabytes long.
+    pub fn read_preamble(&mut self) {
+        let mut no_keys = Vec::new();
+        while self.scanner.as_ref().is_some_and(|s| !s.at_key()) && self.step(&mut no_keys) {}
+    }
+
+    /// Reads one record into `batch` or the dump's info; false at the end or on damage.
+    fn step(&mut self, batch: &mut Vec<KeyRecord<'data>>) -> bool {
+        let Some(scanner) = self.scanner.as_mut() else {
+            return false;
+        };
+        let record = match scanner.next() {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
+                self.info.error = Some(e);
+                self.scanner = None;
+                return false;
+            }
+            None => {
+                self.scanner = None;
+                return false;
+            }
+        };
+        if let Err(e) = self.absorb(record, batch) {
+            self.info.error = Some(e);
+            self.scanner = None;
+            return false;
         }
         true
     }

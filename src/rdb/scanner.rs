@@ -7,7 +7,7 @@ use super::error::{DecodeError, Problem, Result};
 use super::header::Header;
 use super::length::{read_length, read_string, RdbString};
 use super::module::{skip_key_metadata, skip_module_aux, ModuleId};
-use super::value::skip_value;
+use super::value::{skip_value, ReleasePages, Scratch};
 use super::value_type::ValueType;
 
 /// Opcodes (`RDB_OPCODE_*`).
@@ -108,6 +108,8 @@ pub struct Scanner<'data> {
     r: Bytes<'data>,
     db: u64,
     done: bool,
+    /// Skipping never decompresses; this only carries where walked pages go.
+    scratch: Scratch<'data>,
 }
 
 impl<'data> Scanner<'data> {
@@ -120,7 +122,14 @@ impl<'data> Scanner<'data> {
             r,
             db: 0,
             done: false,
+            scratch: Scratch::default(),
         })
+    }
+
+    /// Hands the pages of long values back to `pages` as they are skipped.
+    pub fn releasing(mut self, pages: &'data dyn ReleasePages) -> Self {
+        self.scratch = Scratch::releasing(pages);
+        self
     }
 
     pub fn header(&self) -> Header {
@@ -130,6 +139,23 @@ impl<'data> Scanner<'data> {
     /// Offset of the next byte the scanner will read.
     pub fn offset(&self) -> u64 {
         self.r.offset()
+    }
+
+    /// Whether the next record is a key (or what precedes one: expiry, LRU, LFU,
+    /// metadata), rather than a file-level record or the end.
+    pub fn at_key(&self) -> bool {
+        !matches!(
+            self.r.peek_u8("record type"),
+            Ok(opcode::EOF
+                | opcode::SELECTDB
+                | opcode::RESIZEDB
+                | opcode::AUX
+                | opcode::MODULE_AUX
+                | opcode::FUNCTION2
+                | opcode::FUNCTION_PRE_GA
+                | opcode::SLOT_INFO)
+                | Err(_)
+        )
     }
 
     fn next_record(&mut self) -> Result<Record<'data>> {
@@ -208,7 +234,7 @@ impl<'data> Scanner<'data> {
                     let key = read_string(&mut self.r, "key")?;
                     let value_offset = self.r.offset();
                     let start = self.r.position();
-                    skip_value(value_type, &mut self.r)?;
+                    skip_value(value_type, &mut self.r, &mut self.scratch)?;
                     let value = self.r.since(start);
                     return Ok(Record::Key(KeyRecord {
                         db: self.db,
@@ -300,5 +326,28 @@ mod tests {
         assert_eq!(ks[0].key, RdbString::Raw(b"b"));
         // The metadata is not part of the key's own bytes.
         assert_eq!(ks[0].serialized_bytes, 6);
+    }
+
+    /// `at_key` stops before whatever starts a key, and only there.
+    #[test]
+    fn the_first_key_is_recognised_before_it_is_read() {
+        let mut dump = b"REDIS0011".to_vec();
+        dump.extend([opcode::AUX, 0x01, b'k', 0x01, b'v']);
+        dump.extend([opcode::SELECTDB, 0x00, opcode::RESIZEDB, 0x01, 0x01]);
+        dump.push(opcode::EXPIRETIME_MS);
+        dump.extend(5u64.to_le_bytes());
+        dump.extend([0x00, 0x01, b'a', 0x01, b'x', opcode::EOF]);
+        let mut scanner = Scanner::new(&dump).unwrap();
+        let mut records_before_the_key = 0;
+        while !scanner.at_key() {
+            scanner.next().unwrap().unwrap();
+            records_before_the_key += 1;
+        }
+        assert_eq!(records_before_the_key, 3);
+        let Some(Ok(Record::Key(k))) = scanner.next() else {
+            panic!("a key follows");
+        };
+        assert_eq!((k.key, k.expire_ms), (RdbString::Raw(&b"a"[..]), Some(5)));
+        assert!(!scanner.at_key());
     }
 }

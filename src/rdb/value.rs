@@ -77,16 +77,70 @@ impl ValueSummary {
     }
 }
 
-/// Reusable buffers for decompressed blobs.
+/// The owner of the bytes a walk reads, when it can take pages back: a memory-mapped dump
+/// whose touched pages count in the resident set. A walk over one value longer than
+/// [`RELEASE_STEP`] (a list of gigabytes) hands back what it has passed as it goes, so
+/// memory stays bounded whatever the size of a single value.
+pub trait ReleasePages: Sync {
+    /// Bytes from `from` to `to` (absolute offsets) will not be read again by this walk.
+    /// Other readers of them must still see the same bytes afterwards.
+    fn release(&self, from: u64, to: u64);
+}
+
+/// Bytes a walk passes between two calls to [`ReleasePages::release`].
+pub const RELEASE_STEP: u64 = 32 << 20;
+
+/// Reusable buffers for decompressed blobs, and where to hand back walked pages.
 #[derive(Default)]
-pub struct Scratch {
+pub struct Scratch<'p> {
     blob: Vec<u8>,
+    pages: Option<&'p dyn ReleasePages>,
+    /// Offset from which pages have not been handed back, and the offset at which they
+    /// will be (`u64::MAX` without `pages`).
+    unreleased_from: u64,
+    release_at: u64,
+}
+
+impl<'p> Scratch<'p> {
+    /// A scratch whose walks hand back the pages of long values to `pages`.
+    pub fn releasing(pages: &'p dyn ReleasePages) -> Self {
+        Scratch {
+            pages: Some(pages),
+            ..Scratch::default()
+        }
+    }
+
+    /// A walk starts at `at`.
+    #[inline]
+    fn start(&mut self, at: u64) {
+        self.unreleased_from = at;
+        self.release_at = match self.pages {
+            Some(_) => at.saturating_add(RELEASE_STEP),
+            None => u64::MAX,
+        };
+    }
+
+    /// The walk has reached `at`: one comparison, unless a step's worth lies behind.
+    #[inline]
+    fn walked_to(&mut self, at: u64) {
+        if at >= self.release_at {
+            self.release_behind(at);
+        }
+    }
+
+    #[cold]
+    fn release_behind(&mut self, at: u64) {
+        if let Some(pages) = self.pages {
+            pages.release(self.unreleased_from, at);
+        }
+        self.start(at);
+    }
 }
 
 /// Skips the value at `r`, leaving `r` just after it.
-pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>) -> Result<()> {
+pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     let mut unused = ValueSummary::default();
-    walk::<false>(vt, r, &mut Scratch::default(), &mut unused)
+    walk::<false>(vt, r, scratch, &mut unused)
 }
 
 /// Walks the value at `r` and describes it in `s` (overwritten), gathering the memory
@@ -95,7 +149,7 @@ pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>) -> Result<()> {
 pub fn summarize_value_into(
     vt: ValueType,
     r: &mut Bytes<'_>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<'_>,
     memory: MemoryFacts,
     s: &mut ValueSummary,
 ) -> Result<()> {
@@ -246,10 +300,11 @@ fn pairs(n: u64, at: u64, reading: &'static str, per: u64) -> Result<u64> {
 fn walk<const DEEP: bool>(
     vt: ValueType,
     r: &mut Bytes<'_>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
 ) -> Result<()> {
     use ValueType::*;
+    scratch.start(r.offset());
     match vt {
         String => {
             let v = read_string(r, "string value")?;
@@ -263,6 +318,7 @@ fn walk<const DEEP: bool>(
         ListLinked | SetPlain => {
             let n = read_count(r, 1, "collection length")?;
             for _ in 0..n {
+                scratch.walked_to(r.offset());
                 let e = read_string(r, "collection element")?;
                 if DEEP {
                     s.string(&e)?;
@@ -281,6 +337,7 @@ fn walk<const DEEP: bool>(
         ZSetText | ZSetBinary => {
             let n = read_count(r, 2, "sorted set length")?;
             for _ in 0..n {
+                scratch.walked_to(r.offset());
                 let member = read_string(r, "sorted set member")?;
                 let score = if vt == ZSetBinary {
                     f64::from_le_bytes(r.read_array("sorted set score")?)
@@ -308,6 +365,7 @@ fn walk<const DEEP: bool>(
         HashPlain => {
             let n = read_count(r, 2, "hash length")?;
             for _ in 0..n {
+                scratch.walked_to(r.offset());
                 let field = read_string(r, "hash field")?;
                 let value = read_string(r, "hash value")?;
                 if DEEP {
@@ -326,6 +384,7 @@ fn walk<const DEEP: bool>(
             }
             let n = read_count(r, 3, "hash length")?;
             for _ in 0..n {
+                scratch.walked_to(r.offset());
                 let ttl = read_length(r, "hash field TTL")?;
                 let field = read_string(r, "hash field")?;
                 let value = read_string(r, "hash value")?;
@@ -347,6 +406,7 @@ fn walk<const DEEP: bool>(
         ValkeyHash2 => {
             let n = read_count(r, 10, "hash length")?;
             for _ in 0..n {
+                scratch.walked_to(r.offset());
                 let field = read_string(r, "hash field")?;
                 let value = read_string(r, "hash value")?;
                 let expiry = r.read_u64_le("hash field expiry")?;
@@ -375,6 +435,7 @@ fn walk<const DEEP: bool>(
             let nodes = read_count(r, 2, "quicklist node count")?;
             let mut elements = 0u64;
             for index in 0..nodes {
+                scratch.walked_to(r.offset());
                 let plain = if vt == ListQuicklist2 {
                     let at = r.offset();
                     match read_length(r, "quicklist node container")? {
@@ -618,13 +679,14 @@ fn summarize_container(
 fn walk_stream<const DEEP: bool>(
     version: u8,
     r: &mut Bytes<'_>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
 ) -> Result<()> {
     let mut st = StreamSummary::default();
     let mut main_rax = crate::memory::facts::RaxCount::default();
     let nodes = read_count(r, 2, "stream node count")?;
     for _ in 0..nodes {
+        scratch.walked_to(r.offset());
         let at = r.offset();
         let master = read_string(r, "stream node master ID")?;
         if master.len() != 16 {
@@ -724,4 +786,83 @@ fn walk_stream<const DEEP: bool>(
         s.all_integers = false;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Recorded(Mutex<Vec<(u64, u64)>>);
+
+    impl ReleasePages for Recorded {
+        fn release(&self, from: u64, to: u64) {
+            self.0.lock().unwrap().push((from, to));
+        }
+    }
+
+    /// A plain list (type 1) of `n` elements of `len` bytes each, as the RDB stores it.
+    fn linked_list(n: u8, len: usize) -> Vec<u8> {
+        let mut v = vec![n]; // 6-bit length
+        for _ in 0..n {
+            v.push(0x80); // 32-bit length follows
+            v.extend_from_slice(&(len as u32).to_be_bytes());
+            v.extend(std::iter::repeat_n(b'x', len));
+        }
+        v
+    }
+
+    #[test]
+    fn long_values_hand_back_the_pages_walked() {
+        // 40 elements of 2 MiB: the walk passes RELEASE_STEP twice.
+        let data = linked_list(40, 2 << 20);
+        let origin = 1000;
+        for deep in [false, true] {
+            let pages = Recorded::default();
+            let mut scratch = Scratch::releasing(&pages);
+            let mut r = Bytes::new(&data, origin);
+            if deep {
+                let mut s = ValueSummary::default();
+                summarize_value_into(
+                    ValueType::ListLinked,
+                    &mut r,
+                    &mut scratch,
+                    MemoryFacts::default(),
+                    &mut s,
+                )
+                .unwrap();
+                assert_eq!(s.elements, Some(40));
+            } else {
+                skip_value(ValueType::ListLinked, &mut r, &mut scratch).unwrap();
+            }
+            assert!(r.is_empty());
+            let element = 5 + (2 << 20);
+            // Released at the first element boundary past each step, from where the
+            // previous release ended.
+            let first = origin + 1 + 16 * element;
+            assert_eq!(
+                *pages.0.lock().unwrap(),
+                vec![(origin, first), (first, first + 16 * element)],
+                "deep walk: {deep}"
+            );
+        }
+    }
+
+    #[test]
+    fn short_values_and_plain_scratches_release_nothing() {
+        let data = linked_list(3, 100);
+        let pages = Recorded::default();
+        skip_value(
+            ValueType::ListLinked,
+            &mut Bytes::new(&data, 0),
+            &mut Scratch::releasing(&pages),
+        )
+        .unwrap();
+        assert!(pages.0.lock().unwrap().is_empty());
+        let long = linked_list(40, 2 << 20);
+        let mut r = Bytes::new(&long, 0);
+        skip_value(ValueType::ListLinked, &mut r, &mut Scratch::default()).unwrap();
+        assert!(r.is_empty());
+    }
 }
