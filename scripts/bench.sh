@@ -188,7 +188,21 @@ save_dump() {
 meta() { sed -n "s/^$2=//p" "$DUMPS/$1.meta"; }
 
 cached() { # cached NAME PARAMS: the dump exists and was made with these parameters
-  [[ $REGEN != 1 && -s $DUMPS/$1.rdb && -s $DUMPS/$1.meta && "$(meta "$1" params)" == "$2" ]]
+  if [[ $REGEN != 1 && -s $DUMPS/$1.rdb && -s $DUMPS/$1.meta && "$(meta "$1" params)" == "$2" ]]; then
+    log "$1: cached ($DUMPS/$1.rdb)"
+    return 0
+  fi
+  return 1
+}
+
+# gen_chunked KIND KEY COUNT: COUNT elements into one collection, 250k per bench-gen.lua call.
+gen_chunked() {
+  local kind=$1 key=$2 count=$3 done_=0 n
+  while ((done_ < count)); do
+    n=$((count - done_ < 250000 ? count - done_ : 250000))
+    gen "$kind" "$key" "$done_" "$n"
+    done_=$((done_ + n))
+  done
 }
 
 # Big collections of the mix: KIND KEY ELEMENTS TTL(0/1). ELEMENTS is scaled for mix-small.
@@ -214,10 +228,7 @@ BIG_SPEC=(
 gen_mix() {
   local name=$1 units=$2 div=$3 compat=$4
   local params="v$GEN_VERSION units=$units div=$div compat=$compat"
-  if cached "$name" "$params"; then
-    log "$name: cached ($DUMPS/$name.rdb)"
-    return
-  fi
+  if cached "$name" "$params"; then return; fi
   local t0
   t0=$(date +%s)
   local extra=()
@@ -232,16 +243,10 @@ gen_mix() {
     if ((first % 500000 == 0)); then log "  $first / $units units"; fi
   done
   log "$name: big collections..."
-  local spec kind key count ttl done_ n
+  local spec kind key count ttl
   for spec in "${BIG_SPEC[@]}"; do
     read -r kind key count ttl <<<"$spec"
-    count=$((count / div))
-    done_=0
-    while ((done_ < count)); do
-      n=$((count - done_ < 250000 ? count - done_ : 250000))
-      gen "$kind" "$key" "$done_" "$n"
-      done_=$((done_ + n))
-    done
+    gen_chunked "$kind" "$key" $((count / div))
     if ((ttl == 1)); then gen ttl "$key" $((7 * 86400 * 1000)); fi
     if [[ $kind == stream ]] && ((compat == 0)); then
       rok xgroup create "$key" workers 0
@@ -257,29 +262,19 @@ gen_mix() {
 gen_biglist() {
   local name=biglist total=$BIGLIST_ELEMENTS
   local params="v$GEN_VERSION elements=$total"
-  if cached "$name" "$params"; then
-    log "$name: cached ($DUMPS/$name.rdb)"
-    return
-  fi
-  local t0 done_=0 n
+  if cached "$name" "$params"; then return; fi
+  local t0
   t0=$(date +%s)
   start_redis "$BENCH_DIR/redis-$name"
   log "$name: RPUSH $total items into queue:firehose..."
-  while ((done_ < total)); do
-    n=$((total - done_ < 250000 ? total - done_ : 250000))
-    gen list queue:firehose "$done_" "$n"
-    done_=$((done_ + n))
-  done
+  gen_chunked list queue:firehose "$total"
   save_dump "$name" "$params" "$t0"
 }
 
 gen_strings() {
   local name=strings10m total=$STRINGS_KEYS
   local params="v$GEN_VERSION keys=$total"
-  if cached "$name" "$params"; then
-    log "$name: cached ($DUMPS/$name.rdb)"
-    return
-  fi
+  if cached "$name" "$params"; then return; fi
   local t0
   t0=$(date +%s)
   start_redis "$BENCH_DIR/redis-$name"
