@@ -11,9 +11,9 @@
 //! bytes done for the progress bar.
 
 use crate::analyze::totals::Totals;
-use crate::analyze::{Aggregator, Source};
+use crate::analyze::{Aggregator, KeyStats, Source};
 use crate::input::Dump;
-use crate::pipeline::{self, Options};
+use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
 use crate::scan::{ChecksumVerdict, DumpScan};
@@ -170,22 +170,23 @@ fn analyze_one<A: Aggregator>(
         profile,
     };
     let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
+    let local = || locals.get_or(|| RefCell::new(make(source)));
     let format = rows.as_ref().map(|r| r.format);
     let mut out = rows.map(|r| &mut *r.out);
     let mut done = 0u64;
     let pass = pipeline::run(
         &dump,
         options,
-        Chunk::default,
-        |chunk, key| {
-            chunk.bytes += key.serialized_bytes;
-            locals
-                .get_or(|| RefCell::new(make(source)))
-                .borrow_mut()
-                .add(key);
-            if let Some(format) = format {
-                format.render(key, &mut chunk.rows);
-            }
+        Folding {
+            init: Chunk::default,
+            fold: |chunk: &mut Chunk, key: &KeyStats<'_>| {
+                chunk.bytes += key.serialized_bytes;
+                local().borrow_mut().add(key);
+                if let Some(format) = format {
+                    format.render(key, &mut chunk.rows);
+                }
+            },
+            prefetch: |_: &Chunk, key: &KeyStats<'_>| local().borrow().prefetch(key),
         },
         |chunk| {
             progress.advance(chunk.bytes);

@@ -67,32 +67,76 @@ struct Folded<T> {
     failure: Option<(usize, DecodeError)>,
 }
 
-fn fold_chunk<T>(
+/// What a pass does with each key, on the pool: `fold` it into the chunk's value, after
+/// `prefetch` announced it one key earlier (see [`crate::analyze::prefetch`]).
+pub struct Folding<I, F, P> {
+    pub init: I,
+    pub fold: F,
+    pub prefetch: P,
+}
+
+impl<T, I, F> Folding<I, F, fn(&T, &KeyStats<'_>)>
+where
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+{
+    /// A pass whose folding touches nothing worth prefetching.
+    pub fn new(init: I, fold: F) -> Self {
+        Folding {
+            init,
+            fold,
+            prefetch: |_, _| {},
+        }
+    }
+}
+
+fn fold_chunk<T, I, F, P>(
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
     profile: &crate::server::ServerProfile,
     filter: &KeyFilter,
-    init: &(impl Fn() -> T + Sync),
-    fold: &(impl Fn(&mut T, &KeyStats<'_>) + Sync),
-) -> Folded<T> {
+    folding: &Folding<I, F, P>,
+) -> Folded<T>
+where
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+    P: Fn(&T, &KeyStats<'_>) + Sync,
+{
     let mut scratch = Scratch::releasing(pages);
-    let mut value = init();
-    let mut stats = KeyStats::new();
+    let mut value = (folding.init)();
+    // Keys are read one ahead of folding, into the two statistics in turn: the key just
+    // read is announced while the previous one is folded.
+    let mut pair = [KeyStats::new(), KeyStats::new()];
+    let mut waiting: Option<usize> = None;
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
             && !filter.accepts(record, || record.key.to_cow().ok().map(|k| k.into_owned()))
         {
             continue;
         }
-        match stats.read(record, profile, &mut scratch) {
-            Ok(()) => fold(&mut value, &stats),
-            Err(e) => {
-                return Folded {
-                    value,
-                    failure: Some((i, e)),
-                }
-            }
+        let next = waiting.map_or(0, |w| 1 - w);
+        let [first, second] = &mut pair;
+        let (read, previous) = match next {
+            0 => (first, &*second),
+            _ => (second, &*first),
+        };
+        let outcome = read.read(record, profile, &mut scratch);
+        if outcome.is_ok() {
+            (folding.prefetch)(&value, read);
         }
+        if waiting.is_some() {
+            (folding.fold)(&mut value, previous);
+        }
+        if let Err(e) = outcome {
+            return Folded {
+                value,
+                failure: Some((i, e)),
+            };
+        }
+        waiting = Some(next);
+    }
+    if let Some(w) = waiting {
+        (folding.fold)(&mut value, &pair[w]);
     }
     Folded {
         value,
@@ -111,16 +155,21 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
     )
 }
 
-/// Analyses every key of `dump` that passes the filter. `fold` runs on the pool over
-/// chunks of keys, each into a fresh `init()`; `consume` receives the chunk values in
-/// file order (including the partial chunk before a damaged value).
-pub fn run<T: Send>(
+/// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
+/// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
+/// values in file order (including the partial chunk before a damaged value).
+pub fn run<T, I, F, P>(
     dump: &Dump,
     options: &Options,
-    init: impl Fn() -> T + Sync,
-    fold: impl Fn(&mut T, &KeyStats<'_>) + Sync,
+    folding: Folding<I, F, P>,
     mut consume: impl FnMut(T) -> io::Result<()>,
-) -> io::Result<Pass> {
+) -> io::Result<Pass>
+where
+    T: Send,
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+    P: Fn(&T, &KeyStats<'_>) + Sync,
+{
     let mut scan = DumpScan::new(dump).releasing(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
@@ -137,7 +186,7 @@ pub fn run<T: Send>(
                     || {
                         current
                             .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &init, &fold))
+                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
                             .collect::<Vec<_>>()
                     },
                 );

@@ -16,6 +16,8 @@ use std::ops::AddAssign;
 /// thread's share, another dump); `totals` feeds the per-file breakdown.
 pub trait Aggregator: AddAssign + Send + Sized {
     fn add(&mut self, key: &KeyStats<'_>);
+    /// `key` will be added next but one: start fetching the memory `add` will touch.
+    fn prefetch(&self, _key: &KeyStats<'_>) {}
     fn totals(&self) -> &Totals;
 }
 
@@ -77,6 +79,12 @@ impl Aggregator for Aggregates {
         self.distributions.add(k);
         self.slots.add(k);
         self.idle_freq.add(k);
+    }
+
+    #[inline]
+    fn prefetch(&self, k: &KeyStats<'_>) {
+        self.slots.prefetch(k);
+        self.ttl.prefetch(k);
     }
 
     fn totals(&self) -> &Totals {

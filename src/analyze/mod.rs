@@ -7,6 +7,7 @@ pub mod groups;
 pub mod idle_freq;
 pub mod key_stats;
 pub mod patterns;
+pub mod prefetch;
 pub mod prefixes;
 pub mod slots;
 pub mod top;

@@ -2,6 +2,7 @@
 //! slots and tags that make one shard heavier than the others.
 
 use super::groups::CappedTable;
+use super::prefetch::prefetch;
 use super::KeyStats;
 use std::ops::AddAssign;
 
@@ -45,6 +46,12 @@ impl Slots {
         if let Some(tag) = hash_tag(&k.key) {
             self.tags.add(tag, k);
         }
+    }
+
+    /// See [`crate::analyze::prefetch`].
+    #[inline]
+    pub fn prefetch(&self, k: &KeyStats<'_>) {
+        prefetch(&self.load[usize::from(k.slot) % SLOTS]);
     }
 
     pub fn slots_with_keys(&self) -> usize {

@@ -2,6 +2,7 @@
 //! moment the dump was written (its `ctime` aux field), so "already expired" means the
 //! server would have dropped the key on load.
 
+use super::prefetch::prefetch;
 use super::KeyStats;
 use rustc_hash::FxHashMap;
 use std::ops::AddAssign;
@@ -131,15 +132,29 @@ impl Ttl {
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let ttl = k.expiry_ms.map(|e| e.saturating_sub(self.reference_ms));
         self.buckets[TtlBucket::of(ttl) as usize].add(k.memory_bytes);
-        if let (Some(expiry), Some(ttl)) = (k.expiry_ms, ttl) {
-            if ttl > 0 && ttl <= STORM_WINDOW_MS {
-                let minute = expiry.div_euclid(MINUTE_MS) - self.window_start;
-                if self.window.is_empty() {
-                    self.window = vec![Tally::default(); WINDOW_MINUTES];
-                }
-                self.window[minute as usize].add(k.memory_bytes);
+        if let Some(minute) = self.window_index(k) {
+            if self.window.is_empty() {
+                self.window = vec![Tally::default(); WINDOW_MINUTES];
             }
+            self.window[minute].add(k.memory_bytes);
         }
+    }
+
+    /// See [`crate::analyze::prefetch`].
+    #[inline]
+    pub fn prefetch(&self, k: &KeyStats<'_>) {
+        if let Some(tally) = self.window_index(k).and_then(|m| self.window.get(m)) {
+            prefetch(tally);
+        }
+    }
+
+    /// The minute of the storm window `k` expires in, if it does.
+    #[inline]
+    fn window_index(&self, k: &KeyStats<'_>) -> Option<usize> {
+        let expiry = k.expiry_ms?;
+        let ttl = expiry.saturating_sub(self.reference_ms);
+        (ttl > 0 && ttl <= STORM_WINDOW_MS)
+            .then(|| (expiry.div_euclid(MINUTE_MS) - self.window_start) as usize)
     }
 
     /// Adds `t` to the keys expiring in `minute` (Unix ms / 60 000).

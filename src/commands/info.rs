@@ -4,7 +4,7 @@ use super::Outcome;
 use crate::cli::{InfoArgs, InfoFormat};
 use crate::input::Dump;
 use crate::memory::{db_overhead, DumpMemory};
-use crate::pipeline::{self, Options};
+use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
 use crate::scan::ChecksumVerdict;
 use std::io::{self, Write};
@@ -22,18 +22,20 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     let pass = pipeline::run(
         &dump,
         &options,
-        || 0u64,
-        |sum, key| {
-            *sum += key.memory_bytes
-                + crate::memory::sizeof_rounding(
-                    key.summary.memory.alloc,
-                    key.redis_type,
-                    key.encoding,
-                    key.elements.unwrap_or(0),
-                    key.summary.list_nodes,
-                    key.expiry_ms.is_some(),
-                )
-        },
+        Folding::new(
+            || 0u64,
+            |sum, key| {
+                *sum += key.memory_bytes
+                    + crate::memory::sizeof_rounding(
+                        key.summary.memory.alloc,
+                        key.redis_type,
+                        key.encoding,
+                        key.elements.unwrap_or(0),
+                        key.summary.list_nodes,
+                        key.expiry_ms.is_some(),
+                    )
+            },
+        ),
         |sum| {
             keys_bytes += sum;
             Ok(())

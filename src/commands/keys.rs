@@ -3,7 +3,7 @@
 use super::Outcome;
 use crate::cli::KeysArgs;
 use crate::input::Dump;
-use crate::pipeline::{self, Options};
+use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
 use crate::scan::ChecksumVerdict;
@@ -33,11 +33,13 @@ pub fn run(args: &KeysArgs, mut out: impl Write) -> io::Result<Outcome> {
         let pass = pipeline::run(
             &dump,
             &options,
-            || (Vec::with_capacity(64 * 1024), 0u64),
-            |(rows, bytes), key| {
-                format.render(key, rows);
-                *bytes += key.serialized_bytes;
-            },
+            Folding::new(
+                || (Vec::with_capacity(64 * 1024), 0u64),
+                |(rows, bytes), key| {
+                    format.render(key, rows);
+                    *bytes += key.serialized_bytes;
+                },
+            ),
             |(rows, bytes)| {
                 progress.advance(bytes);
                 out.write_all(&rows)

@@ -428,6 +428,11 @@ impl Aggregator for Linted {
         self.keys.add(k);
     }
 
+    #[inline]
+    fn prefetch(&self, k: &KeyStats<'_>) {
+        self.aggregates.prefetch(k);
+    }
+
     fn totals(&self) -> &Totals {
         self.aggregates.totals()
     }
