@@ -85,6 +85,12 @@ impl Patterns {
     pub fn table(&self) -> &CappedTable {
         &self.table
     }
+
+    /// The pattern of the key added last, when it was built with `delimiter`: rules that
+    /// group keys by pattern reuse it rather than build it again.
+    pub fn last(&self, delimiter: &[u8]) -> Option<&[u8]> {
+        (self.delimiter == delimiter).then_some(&self.scratch[..])
+    }
 }
 
 /// Writes the pattern of `key` into `out` (cleared first).

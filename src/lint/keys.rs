@@ -93,7 +93,9 @@ impl KeyRules {
         }
     }
 
-    pub fn add(&mut self, k: &KeyStats<'_>) {
+    /// Checks `k`; `pattern` is its pattern under the lint's delimiter when the caller
+    /// has built it already.
+    pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
         let config = Arc::clone(&self.config);
         let t = &config.thresholds;
         let on = |r| config.enabled(r);
@@ -209,9 +211,15 @@ impl KeyRules {
             }
         }
         if is_string && on(Rule::TypeStringsAsHash) && elements <= t.strings_as_hash_value_bytes {
-            pattern_of(key, &config.delimiter, &mut self.pattern);
-            if field_of(&self.pattern, &config.delimiter).is_some() {
-                self.strings.add(&self.pattern, k);
+            let pattern = match pattern {
+                Some(p) => p,
+                None => {
+                    pattern_of(key, &config.delimiter, &mut self.pattern);
+                    &self.pattern
+                }
+            };
+            if field_of(pattern, &config.delimiter).is_some() {
+                self.strings.add(pattern, k);
             }
         }
     }
@@ -255,6 +263,10 @@ impl KeyRules {
     /// the margin of the limits that would make it compact: (value, limit, estimated
     /// saving). Value and limit are entries, or for lists over a byte limit, bytes.
     fn just_over_listpack(&self, k: &KeyStats<'_>) -> Option<(u64, u64, u64)> {
+        // Most keys are compact or strings: decided before any estimate is made.
+        if !matches!(k.encoding, "hashtable" | "skiplist" | "quicklist") {
+            return None;
+        }
         let p = self.profile?;
         let l = &p.limits;
         let m = self.config.thresholds.listpack_margin;

@@ -425,7 +425,8 @@ impl Aggregator for Linted {
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.aggregates.add(k);
-        self.keys.add(k);
+        let pattern = self.aggregates.patterns.last(&self.keys.config().delimiter);
+        self.keys.add(k, pattern);
     }
 
     #[inline]
