@@ -83,7 +83,7 @@ impl<A> Analysis<A> {
 /// Per-key rows to stream while analysing (the `keys.csv` of `report --out-dir`).
 pub struct RowSink<'w> {
     pub format: RowFormat,
-    pub out: &'w mut dyn Write,
+    pub out: &'w mut (dyn Write + Send),
 }
 
 /// What a pool task hands back, in file order.

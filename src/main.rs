@@ -18,7 +18,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // `Stdout`, not its lock: rows may be written from a pool thread (see `pipeline`);
+    // the buffer makes that one lock per 64 KiB.
+    let stdout = io::BufWriter::with_capacity(1 << 16, io::stdout());
     let result = match &cli.command {
         Command::Report(args) => commands::report::run(args, stdout),
         Command::Top(args) => commands::top::run(args, stdout),

@@ -144,6 +144,57 @@ where
     }
 }
 
+/// The batch whose folded chunks go to `consume` next, and what went before it.
+struct Handed<'data> {
+    records: Vec<KeyRecord<'data>>,
+    /// Keys in the batches handed over before.
+    done: u64,
+    /// The last of them.
+    last_done: Option<KeyRecord<'data>>,
+}
+
+impl Default for Handed<'_> {
+    fn default() -> Self {
+        Handed {
+            records: Vec::with_capacity(BATCH),
+            done: 0,
+            last_done: None,
+        }
+    }
+}
+
+impl<'data> Handed<'data> {
+    /// Hands the `chunks` folded from `self.records` to `consume` in order, up to and
+    /// including the partial chunk before a damaged value, which ends the pass.
+    fn hand_over<T>(
+        &mut self,
+        chunks: Vec<Folded<T>>,
+        consume: &mut impl FnMut(T) -> io::Result<()>,
+    ) -> io::Result<Option<Damage>> {
+        if chunks.is_empty() {
+            return Ok(None);
+        }
+        for (ci, chunk) in chunks.into_iter().enumerate() {
+            consume(chunk.value)?;
+            if let Some((i, error)) = chunk.failure {
+                let at = ci * CHUNK + i;
+                let last = match at {
+                    0 => self.last_done,
+                    _ => Some(self.records[at - 1]),
+                };
+                return Ok(Some(Damage {
+                    error,
+                    last_key: last.as_ref().map(owned_key),
+                    keys_read: self.done + at as u64,
+                }));
+            }
+        }
+        self.done += self.records.len() as u64;
+        self.last_done = self.records.last().copied();
+        Ok(None)
+    }
+}
+
 fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
     (
         record.db,
@@ -161,8 +212,8 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 pub fn run<T, I, F, P>(
     dump: &Dump,
     options: &Options,
-    folding: Folding<I, F, P>,
-    mut consume: impl FnMut(T) -> io::Result<()>,
+    folding_fns: Folding<I, F, P>,
+    mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
     T: Send,
@@ -173,51 +224,47 @@ where
     let mut scan = DumpScan::new(dump).releasing(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
-            let mut current = Vec::with_capacity(BATCH);
-            let mut next = Vec::with_capacity(BATCH);
-            let mut more = scan.next_batch(&mut current, BATCH);
+            // Three batches in flight: one scanned, one folded on the pool, and the one
+            // folded before it, whose values are handed to `consume` (which may write
+            // hundreds of megabytes of rows) on the scanning side of the join.
+            let mut scanning = Vec::with_capacity(BATCH);
+            let mut folding = Vec::with_capacity(BATCH);
+            let mut handed = Handed::default();
+            let mut waiting: Vec<Folded<T>> = Vec::new();
+            let mut more = scan.next_batch(&mut folding, BATCH);
             let mut profile = scan.profile();
-            let mut done = 0u64;
-            let mut last_done: Option<KeyRecord<'_>> = None;
-            while let (false, Some(p)) = (current.is_empty(), profile) {
+            while let (false, Some(p)) = (folding.is_empty(), profile) {
                 let p = options.overrides.apply(p);
-                let (next_more, chunks) = rayon::join(
-                    || more && scan.next_batch(&mut next, BATCH),
+                let (scanned, chunks) = rayon::join(
+                    || -> io::Result<bool> {
+                        let damage =
+                            handed.hand_over(std::mem::take(&mut waiting), &mut consume)?;
+                        debug_assert!(damage.is_none(), "damaged batches are handed over at once");
+                        Ok(more && scan.next_batch(&mut scanning, BATCH))
+                    },
                     || {
-                        current
+                        folding
                             .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
+                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding_fns))
                             .collect::<Vec<_>>()
                     },
                 );
-                for (ci, chunk) in chunks.into_iter().enumerate() {
-                    consume(chunk.value)?;
-                    if let Some((i, error)) = chunk.failure {
-                        let at = ci * CHUNK + i;
-                        let last = if at > 0 {
-                            Some(current[at - 1])
-                        } else {
-                            last_done
-                        };
-                        return Ok(Some(Damage {
-                            error,
-                            last_key: last.as_ref().map(owned_key),
-                            keys_read: done + at as u64,
-                        }));
-                    }
+                more = scanned?;
+                std::mem::swap(&mut handed.records, &mut folding);
+                if chunks.iter().any(|c| c.failure.is_some()) {
+                    // Stop at the damage: nothing after it is folded.
+                    return handed.hand_over(chunks, &mut consume);
                 }
-                done += current.len() as u64;
-                last_done = current.last().copied();
-                // Everything before the batch being scanned is done with.
-                if let Some(first) = next.first() {
+                waiting = chunks;
+                std::mem::swap(&mut folding, &mut scanning);
+                scanning.clear();
+                // Everything before the batch about to be folded has been read.
+                if let Some(first) = folding.first() {
                     dump.release_before(first.offset);
                 }
                 profile = scan.profile();
-                std::mem::swap(&mut current, &mut next);
-                next.clear();
-                more = next_more;
             }
-            Ok(None)
+            handed.hand_over(waiting, &mut consume)
         });
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);

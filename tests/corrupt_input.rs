@@ -921,3 +921,45 @@ fn lzf_declared_length_bounds_allocation() {
         );
     }
 }
+
+/// Damage inside a value that the scan skips whole (an LZF string whose instructions are
+/// invalid) found only when the value is walked, in the second batch of 16,384 keys: the
+/// keys of the first batch, already handed on while the second was analysed, and those
+/// of the second batch before the damage are all written, in order, and nothing after.
+#[test]
+fn damage_found_in_a_later_batch_keeps_every_row_before_it() {
+    const KEYS: usize = 40_000;
+    const DAMAGED: usize = 30_000;
+    let mut dump = b"REDIS0009".to_vec();
+    for i in 0..KEYS {
+        let key = format!("key:{i}");
+        dump.push(0x00);
+        dump.push(key.len() as u8);
+        dump.extend_from_slice(key.as_bytes());
+        if i == DAMAGED {
+            // LZF, 2 compressed bytes for 3: a back reference before any output.
+            dump.extend_from_slice(&[0xC3, 0x02, 0x03, 0x20, 0x00]);
+        } else {
+            dump.extend_from_slice(&[0x01, b'v']);
+        }
+    }
+    dump.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("late-damage.rdb");
+    std::fs::write(&path, &dump).unwrap();
+    let run = run_keys(&path);
+    assert_eq!(run.code, Some(2), "stderr: {}", run.stderr);
+    let rows: Vec<&str> = run.stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), DAMAGED);
+    for (i, row) in rows.iter().enumerate() {
+        assert!(row.starts_with(&format!("0,key:{i},")), "row {i}: {row}");
+    }
+    assert!(
+        run.stderr
+            .contains("back reference before the start of the output")
+            && run.stderr.contains("last good key: \"key:29999\" (db 0)")
+            && run.stderr.contains("30000 keys read before the damage"),
+        "stderr: {}",
+        run.stderr
+    );
+}

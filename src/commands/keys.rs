@@ -9,7 +9,7 @@ use crate::report::keys::RowFormat;
 use crate::scan::ChecksumVerdict;
 use std::io::{self, Write};
 
-pub fn run(args: &KeysArgs, mut out: impl Write) -> io::Result<Outcome> {
+pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
     let options = Options {
         verify_checksum: !args.run.skip_checksum,
         overrides: args.common.overrides()?,
