@@ -31,19 +31,29 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
         Some(dir) => {
             fs::create_dir_all(dir).map_err(|e| in_file(dir, e))?;
             let path = dir.join("keys.csv");
-            let mut keys = BufWriter::with_capacity(
-                1 << 20,
-                File::create(&path).map_err(|e| in_file(&path, e))?,
-            );
-            let format = RowFormat::new(KeysFormat::Csv, None);
-            keys.write_all(format.header().as_bytes())?;
-            let sink = RowSink {
-                format,
-                out: &mut keys,
-            };
-            let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)
-                .map_err(|e| in_file(&path, e))?;
-            keys.flush().map_err(|e| in_file(&path, e))?;
+            // Rows go to a new file, renamed over `keys.csv` once complete. The previous
+            // run's file (hundreds of megabytes for a big dump) is deleted meanwhile on
+            // another thread: the kernel takes a while to free its pages, which truncating
+            // it in place would make the pass wait for.
+            let partial = dir.join("keys.csv.partial");
+            let a = std::thread::scope(|scope| -> io::Result<_> {
+                scope.spawn(|| fs::remove_file(&path));
+                let mut keys = BufWriter::with_capacity(
+                    1 << 20,
+                    File::create(&partial).map_err(|e| in_file(&partial, e))?,
+                );
+                let format = RowFormat::new(KeysFormat::Csv, None);
+                keys.write_all(format.header().as_bytes())?;
+                let sink = RowSink {
+                    format,
+                    out: &mut keys,
+                };
+                let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)
+                    .map_err(|e| in_file(&partial, e))?;
+                keys.flush().map_err(|e| in_file(&partial, e))?;
+                Ok(a)
+            })?;
+            fs::rename(&partial, &path).map_err(|e| in_file(&path, e))?;
             a
         }
     };
