@@ -731,6 +731,48 @@ fn thread_count_changes_no_output() {
     }
 }
 
+/// A second run into the same directory replaces every file whole: a smaller dump leaves
+/// no rows of the bigger one behind, and no temporary file stays.
+#[test]
+fn a_rerun_replaces_the_files_of_the_last_one() {
+    let tmp = TempDir::new().unwrap();
+    let (big, small) = (tmp.path().join("big.rdb"), tmp.path().join("small.rdb"));
+    write_dump(&big, |rdb| (0..5_000).for_each(|i| shard_key(rdb, i)));
+    write_dump(&small, |rdb| (0..10).for_each(|i| shard_key(rdb, i)));
+    let dir = TempDir::new().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    // `shard_key` adds a hash-tagged key for every 13th index.
+    for (dump, rows) in [(&big, 5_000 + 385), (&small, 10 + 1)] {
+        let run = rdbscope(&[
+            "report",
+            "--quiet",
+            "--out-dir",
+            out_dir,
+            dump.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&run), 0);
+        assert_eq!(read_csv(&dir.path().join("keys.csv")).len(), rows);
+        assert_eq!(u(&summary(dir.path())["totals"]["keys"]), rows as u64);
+    }
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "findings.csv",
+            "keys.csv",
+            "patterns.csv",
+            "prefixes.csv",
+            "slots.csv",
+            "summary.json",
+            "top.csv"
+        ]
+    );
+}
+
 #[test]
 fn commands_agree_with_report_files() {
     let dump = common::testdata().join("real/redis-7.4.1-alltypes.rdb");
