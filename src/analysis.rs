@@ -169,39 +169,20 @@ fn analyze_one<A: Aggregator>(
         reference_ms: ctime.map_or_else(now_ms, |s| s.saturating_mul(1000)),
         profile,
     };
-    let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
-    let local = || locals.get_or(|| RefCell::new(make(source)));
-    let format = rows.as_ref().map(|r| r.format);
-    let mut out = rows.map(|r| &mut *r.out);
-    let mut done = 0u64;
-    let pass = pipeline::run(
-        &dump,
-        options,
-        Folding {
-            init: Chunk::default,
-            fold: |chunk: &mut Chunk, key: &KeyStats<'_>| {
-                chunk.bytes += key.serialized_bytes;
-                local().borrow_mut().add(key);
-                if let Some(format) = format {
-                    format.render(key, &mut chunk.rows);
-                }
-            },
-            prefetch: |_: &Chunk, key: &KeyStats<'_>| local().borrow().prefetch(key),
-        },
-        |chunk| {
-            progress.advance(chunk.bytes);
-            done += chunk.bytes;
-            match out.as_mut() {
-                Some(out) => out.write_all(&chunk.rows),
-                None => Ok(()),
-            }
-        },
-    )?;
-    // What the keys do not account for: header, aux fields, opcodes, skipped keys.
-    progress.advance((dump.len() as u64).saturating_sub(done));
-    let mut aggregate = make(source);
-    for local in locals {
-        aggregate += local.into_inner();
+    let (pass, mut aggregate) = fold_pass(&dump, options, Some(progress), rows, || make(source))?;
+    if let Some(damage) = pass
+        .damage
+        .as_ref()
+        .filter(|d| d.keys_read < pass.info.keys)
+    {
+        // The value found damaged was analysed beside keys after it, which the aggregates
+        // took in although no row was written for them: fold again, up to the damage.
+        let up_to_damage = Options {
+            verify_checksum: false,
+            key_limit: Some(damage.keys_read),
+            ..options.clone()
+        };
+        aggregate = fold_pass(&dump, &up_to_damage, None, None, || make(source))?.1;
     }
     let info = pass.info;
     let error = pass.damage.map(|d| {
@@ -233,6 +214,56 @@ fn analyze_one<A: Aggregator>(
         name,
     };
     Ok((summary, Some(aggregate)))
+}
+
+/// One pass over `dump` folding every key into per-thread aggregators from `make`, merged
+/// at the end; rows go to `rows` and progress to `progress` when given.
+fn fold_pass<A: Aggregator>(
+    dump: &Dump,
+    options: &Options,
+    progress: Option<&Progress>,
+    rows: Option<&mut RowSink<'_>>,
+    make: impl Fn() -> A + Sync,
+) -> io::Result<(pipeline::Pass, A)> {
+    let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
+    let local = || locals.get_or(|| RefCell::new(make()));
+    let format = rows.as_ref().map(|r| r.format);
+    let mut out = rows.map(|r| &mut *r.out);
+    let mut done = 0u64;
+    let pass = pipeline::run(
+        dump,
+        options,
+        Folding {
+            init: Chunk::default,
+            fold: |chunk: &mut Chunk, key: &KeyStats<'_>| {
+                chunk.bytes += key.serialized_bytes;
+                local().borrow_mut().add(key);
+                if let Some(format) = format {
+                    format.render(key, &mut chunk.rows);
+                }
+            },
+            prefetch: |_: &Chunk, key: &KeyStats<'_>| local().borrow().prefetch(key),
+        },
+        |chunk| {
+            if let Some(progress) = progress {
+                progress.advance(chunk.bytes);
+            }
+            done += chunk.bytes;
+            match out.as_mut() {
+                Some(out) => out.write_all(&chunk.rows),
+                None => Ok(()),
+            }
+        },
+    )?;
+    if let Some(progress) = progress {
+        // What the keys do not account for: header, aux fields, opcodes, skipped keys.
+        progress.advance((dump.len() as u64).saturating_sub(done));
+    }
+    let mut aggregate = make();
+    for local in locals {
+        aggregate += local.into_inner();
+    }
+    Ok((pass, aggregate))
 }
 
 fn empty_summary(name: String) -> FileSummary {

@@ -169,6 +169,7 @@ impl CommonArgs {
             verify_checksum,
             overrides: self.overrides()?,
             filter: self.filter()?,
+            key_limit: None,
         })
     }
 }

@@ -3,7 +3,7 @@
 use crate::rdb::{KeyRecord, RedisType};
 use regex::bytes::Regex;
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct KeyFilter {
     pub dbs: Vec<u64>,
     pub types: Vec<RedisType>,

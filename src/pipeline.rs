@@ -23,12 +23,31 @@ const BATCH: usize = 16 * 1024;
 /// Keys one rayon task analyses.
 const CHUNK: usize = 1024;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Options {
     pub verify_checksum: bool,
     /// What the user says about the server, over what the dump says.
     pub overrides: ProfileOverrides,
     pub filter: KeyFilter,
+    /// Stop after this many keys (filtered ones included).
+    pub key_limit: Option<u64>,
+}
+
+/// What is left of [`Options::key_limit`] as batches are scanned.
+struct KeyLimit {
+    left: Option<u64>,
+}
+
+impl KeyLimit {
+    /// Cuts `batch` to the keys left; false once none are.
+    fn apply(&mut self, batch: &mut Vec<KeyRecord<'_>>) -> bool {
+        let Some(left) = &mut self.left else {
+            return true;
+        };
+        batch.truncate(usize::try_from(*left).map_or(batch.len(), |l| l.min(batch.len())));
+        *left -= batch.len() as u64;
+        *left > 0
+    }
 }
 
 /// Where a dump turned out damaged, and what was read whole before it.
@@ -231,7 +250,11 @@ where
             let mut folding = Vec::with_capacity(BATCH);
             let mut handed = Handed::default();
             let mut waiting: Vec<Folded<T>> = Vec::new();
+            let mut limit = KeyLimit {
+                left: options.key_limit,
+            };
             let mut more = scan.next_batch(&mut folding, BATCH);
+            more = limit.apply(&mut folding) && more;
             let mut profile = scan.profile();
             while let (false, Some(p)) = (folding.is_empty(), profile) {
                 let p = options.overrides.apply(p);
@@ -240,7 +263,8 @@ where
                         let damage =
                             handed.hand_over(std::mem::take(&mut waiting), &mut consume)?;
                         debug_assert!(damage.is_none(), "damaged batches are handed over at once");
-                        Ok(more && scan.next_batch(&mut scanning, BATCH))
+                        let more = more && scan.next_batch(&mut scanning, BATCH);
+                        Ok(limit.apply(&mut scanning) && more)
                     },
                     || {
                         folding

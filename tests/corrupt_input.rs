@@ -13,6 +13,7 @@
 //! more mutation cases than the default (same seed, so the first cases are the same).
 
 mod common;
+mod craft;
 
 use common::{rdb_files, testdata};
 use rdbscope::analyze::KeyStats;
@@ -930,23 +931,9 @@ fn lzf_declared_length_bounds_allocation() {
 fn damage_found_in_a_later_batch_keeps_every_row_before_it() {
     const KEYS: usize = 40_000;
     const DAMAGED: usize = 30_000;
-    let mut dump = b"REDIS0009".to_vec();
-    for i in 0..KEYS {
-        let key = format!("key:{i}");
-        dump.push(0x00);
-        dump.push(key.len() as u8);
-        dump.extend_from_slice(key.as_bytes());
-        if i == DAMAGED {
-            // LZF, 2 compressed bytes for 3: a back reference before any output.
-            dump.extend_from_slice(&[0xC3, 0x02, 0x03, 0x20, 0x00]);
-        } else {
-            dump.extend_from_slice(&[0x01, b'v']);
-        }
-    }
-    dump.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("late-damage.rdb");
-    std::fs::write(&path, &dump).unwrap();
+    craft::late_damage_dump(&path, KEYS, DAMAGED).unwrap();
     let run = run_keys(&path);
     assert_eq!(run.code, Some(2), "stderr: {}", run.stderr);
     let rows: Vec<&str> = run.stdout.lines().skip(1).collect();

@@ -731,6 +731,31 @@ fn thread_count_changes_no_output() {
     }
 }
 
+/// A value damaged inside a batch, with keys after it in the same batch: the aggregates
+/// cover exactly the keys before the damage, as the rows do, whatever the thread count.
+#[test]
+fn aggregates_stop_where_the_rows_stop_at_a_damaged_value() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("late-damage.rdb");
+    craft::late_damage_dump(&dump, 40_000, 30_000).unwrap();
+    for threads in ["1", "2"] {
+        let (dir, out) = report_dir(&[&dump], &["--threads", threads]);
+        assert_eq!(code(&out), 2, "{threads} threads");
+        let s = summary(dir.path());
+        assert_eq!(s["partial"], true);
+        let keys = read_csv(&dir.path().join("keys.csv"));
+        assert_eq!(keys.len(), 30_000);
+        assert_eq!(
+            json_sums(&s["totals"], true),
+            sums(keys.iter()),
+            "{threads} threads"
+        );
+        let patterns = read_csv(&dir.path().join("patterns.csv"));
+        assert_eq!(patterns.len(), 1);
+        assert_eq!(num(&patterns[0], "keys"), 30_000);
+    }
+}
+
 /// A second run into the same directory replaces every file whole: a smaller dump leaves
 /// no rows of the bigger one behind, and no temporary file stays.
 #[test]

@@ -16,7 +16,7 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     let options = Options {
         verify_checksum: true,
         overrides: args.common.overrides()?,
-        filter: Default::default(),
+        ..Options::default()
     };
     let mut keys_bytes = 0u64;
     let pass = pipeline::run(

@@ -3,18 +3,14 @@
 use super::Outcome;
 use crate::cli::KeysArgs;
 use crate::input::Dump;
-use crate::pipeline::{self, Folding, Options};
+use crate::pipeline::{self, Folding};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
 use crate::scan::ChecksumVerdict;
 use std::io::{self, Write};
 
 pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
-    let options = Options {
-        verify_checksum: !args.run.skip_checksum,
-        overrides: args.common.overrides()?,
-        filter: args.common.filter()?,
-    };
+    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
     let format = RowFormat::new(args.format, args.compat);
     out.write_all(format.header().as_bytes())?;
     let mut outcome = Outcome::Clean;

@@ -93,12 +93,39 @@ impl<W: Write> Rdb<W> {
         Ok(self)
     }
 
+    /// A string key whose value is LZF-compressed data that cannot decompress (a back
+    /// reference before any output): the scan skips it whole, the value walk rejects it.
+    pub fn set_damaged_lzf_string(&mut self, key: &[u8]) -> io::Result<&mut Self> {
+        self.out.write_all(&[0x00])?;
+        self.string(key)?;
+        // LZF (0xC3), 2 compressed bytes for 3.
+        self.out.write_all(&[0xC3, 0x02, 0x03, 0x20, 0x00])?;
+        Ok(self)
+    }
+
     /// EOF and a zero checksum; returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.out.write_all(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0])?;
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// `keys` strings `key:<i>` = `v`, but key `damaged` holds [`Rdb::set_damaged_lzf_string`]:
+/// with 40,000 keys and 30,000 damaged, the damage lies in the second batch the pipeline
+/// reads (16,384 keys each) and keys follow it in that batch.
+pub fn late_damage_dump(path: &std::path::Path, keys: usize, damaged: usize) -> io::Result<()> {
+    let mut rdb = Rdb::new(io::BufWriter::new(std::fs::File::create(path)?))?;
+    for i in 0..keys {
+        let key = format!("key:{i}");
+        if i == damaged {
+            rdb.set_damaged_lzf_string(key.as_bytes())?;
+        } else {
+            rdb.set_string(key.as_bytes(), b"v", None)?;
+        }
+    }
+    rdb.finish()?;
+    Ok(())
 }
 
 /// Bytes a string key takes in the file: type byte, key and value with their lengths.
