@@ -517,7 +517,8 @@ for tool, dump, n, med, size, keys, rss, status, note in rows:
     mbs = int(size) / 1e6 / med if med > 0 else float("inf")
     ks = int(keys) / med if med > 0 else float("inf")
     ratio = f"{crate[dump] / med:.2f}x" if dump in crate and med > 0 else "n/a"
-    print(f"| {name} | {d} | {med:.3f} | {mbs:,.0f} | {ks:,.0f} | {int(rss) / 1024:,.1f} | {ratio} |")
+    ks = f"{ks:,.0f}" if ks >= 100 else f"{ks:.2f}"  # one huge key: a fraction per second
+    print(f"| {name} | {d} | {med:.3f} | {mbs:,.0f} | {ks} | {int(rss) / 1024:,.1f} | {ratio} |")
 print()
 print("MB/s = dump bytes / 10^6 / median s; keys/s = keys in the dump / median s;")
 print("ratio vs rdb crate = rdb crate median s / tool median s on the same dump (> 1 = faster).")
