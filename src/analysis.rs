@@ -170,11 +170,7 @@ fn analyze_one<A: Aggregator>(
         profile,
     };
     let (pass, mut aggregate) = fold_pass(&dump, options, Some(progress), rows, || make(source))?;
-    if let Some(damage) = pass
-        .damage
-        .as_ref()
-        .filter(|d| d.keys_read < pass.info.keys)
-    {
+    if let Some(damage) = pass.damage.as_ref().filter(|d| d.folded_past) {
         // The value found damaged was analysed beside keys after it, which the aggregates
         // took in although no row was written for them: fold again, up to the damage.
         let up_to_damage = Options {

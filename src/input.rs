@@ -29,8 +29,8 @@ enum Bytes {
     Owned(Vec<u8>),
 }
 
-/// Release pages in steps of this many bytes (fewer system calls).
-const RELEASE_STEP: usize = 32 << 20;
+/// Release pages in steps of this many bytes (fewer system calls), as walks do.
+const RELEASE_STEP: usize = crate::rdb::value::RELEASE_STEP as usize;
 
 /// Compressed containers a dump may arrive in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

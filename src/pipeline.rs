@@ -56,6 +56,9 @@ pub struct Damage {
     pub error: DecodeError,
     pub last_key: Option<(u64, Vec<u8>)>,
     pub keys_read: u64,
+    /// Keys after the damaged one were folded too (later chunks of its batch, analysed
+    /// beside it): what folding fed holds more keys than `consume` received.
+    pub folded_past: bool,
 }
 
 impl Damage {
@@ -163,8 +166,8 @@ where
     }
 }
 
-/// The batch whose folded chunks go to `consume` next, and what went before it.
-struct Handed<'data> {
+/// The batch whose folded chunks go to `consume` next, and the batches before it.
+struct Handover<'data> {
     records: Vec<KeyRecord<'data>>,
     /// Keys in the batches handed over before.
     done: u64,
@@ -172,9 +175,9 @@ struct Handed<'data> {
     last_done: Option<KeyRecord<'data>>,
 }
 
-impl Default for Handed<'_> {
+impl Default for Handover<'_> {
     fn default() -> Self {
-        Handed {
+        Handover {
             records: Vec::with_capacity(BATCH),
             done: 0,
             last_done: None,
@@ -182,7 +185,7 @@ impl Default for Handed<'_> {
     }
 }
 
-impl<'data> Handed<'data> {
+impl<'data> Handover<'data> {
     /// Hands the `chunks` folded from `self.records` to `consume` in order, up to and
     /// including the partial chunk before a damaged value, which ends the pass.
     fn hand_over<T>(
@@ -190,9 +193,7 @@ impl<'data> Handed<'data> {
         chunks: Vec<Folded<T>>,
         consume: &mut impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<Option<Damage>> {
-        if chunks.is_empty() {
-            return Ok(None);
-        }
+        let count = chunks.len();
         for (ci, chunk) in chunks.into_iter().enumerate() {
             consume(chunk.value)?;
             if let Some((i, error)) = chunk.failure {
@@ -205,11 +206,14 @@ impl<'data> Handed<'data> {
                     error,
                     last_key: last.as_ref().map(owned_key),
                     keys_read: self.done + at as u64,
+                    folded_past: ci + 1 < count,
                 }));
             }
         }
-        self.done += self.records.len() as u64;
-        self.last_done = self.records.last().copied();
+        if count > 0 {
+            self.done += self.records.len() as u64;
+            self.last_done = self.records.last().copied();
+        }
         Ok(None)
     }
 }
@@ -231,7 +235,7 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 pub fn run<T, I, F, P>(
     dump: &Dump,
     options: &Options,
-    folding_fns: Folding<I, F, P>,
+    folding: Folding<I, F, P>,
     mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
@@ -243,52 +247,58 @@ where
     let mut scan = DumpScan::new(dump).releasing(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
-            // Three batches in flight: one scanned, one folded on the pool, and the one
-            // folded before it, whose values are handed to `consume` (which may write
-            // hundreds of megabytes of rows) on the scanning side of the join.
-            let mut scanning = Vec::with_capacity(BATCH);
-            let mut folding = Vec::with_capacity(BATCH);
-            let mut handed = Handed::default();
-            let mut waiting: Vec<Folded<T>> = Vec::new();
+            // Three batches in flight: `ahead` being scanned, `current` folded on the pool,
+            // and the one folded before it, whose chunk values (`to_hand`) go to `consume`
+            // (which may write hundreds of megabytes of rows) on the scanning side of the
+            // join.
+            let mut ahead = Vec::with_capacity(BATCH);
+            let mut current = Vec::with_capacity(BATCH);
+            let mut handover = Handover::default();
+            let mut to_hand: Vec<Folded<T>> = Vec::new();
             let mut limit = KeyLimit {
                 left: options.key_limit,
             };
-            let mut more = scan.next_batch(&mut folding, BATCH);
-            more = limit.apply(&mut folding) && more;
+            let mut more = scan.next_batch(&mut current, BATCH);
+            more = limit.apply(&mut current) && more;
             let mut profile = scan.profile();
-            while let (false, Some(p)) = (folding.is_empty(), profile) {
+            while let (false, Some(p)) = (current.is_empty(), profile) {
                 let p = options.overrides.apply(p);
-                let (scanned, chunks) = rayon::join(
-                    || -> io::Result<bool> {
+                let (handed, chunks) = rayon::join(
+                    || -> io::Result<(Option<Damage>, bool)> {
                         let damage =
-                            handed.hand_over(std::mem::take(&mut waiting), &mut consume)?;
-                        debug_assert!(damage.is_none(), "damaged batches are handed over at once");
-                        let more = more && scan.next_batch(&mut scanning, BATCH);
-                        Ok(limit.apply(&mut scanning) && more)
+                            handover.hand_over(std::mem::take(&mut to_hand), &mut consume)?;
+                        let more = damage.is_none() && more && scan.next_batch(&mut ahead, BATCH);
+                        Ok((damage, limit.apply(&mut ahead) && more))
                     },
                     || {
-                        folding
+                        current
                             .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding_fns))
+                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
                             .collect::<Vec<_>>()
                     },
                 );
-                more = scanned?;
-                std::mem::swap(&mut handed.records, &mut folding);
-                if chunks.iter().any(|c| c.failure.is_some()) {
-                    // Stop at the damage: nothing after it is folded.
-                    return handed.hand_over(chunks, &mut consume);
+                let (damage, scanned_more) = handed?;
+                if damage.is_some() {
+                    // Batches with a damaged value are handed over at once (below), so
+                    // this is not expected; a pass never goes on past damage.
+                    return Ok(damage);
                 }
-                waiting = chunks;
-                std::mem::swap(&mut folding, &mut scanning);
-                scanning.clear();
+                more = scanned_more;
+                std::mem::swap(&mut handover.records, &mut current);
+                if chunks.iter().any(|c| c.failure.is_some()) {
+                    // Stop at the damage: no later batch is folded.
+                    return handover.hand_over(chunks, &mut consume);
+                }
+                to_hand = chunks;
+                std::mem::swap(&mut current, &mut ahead);
+                ahead.clear();
                 // Everything before the batch about to be folded has been read.
-                if let Some(first) = folding.first() {
+                if let Some(first) = current.first() {
                     dump.release_before(first.offset);
                 }
                 profile = scan.profile();
             }
-            handed.hand_over(waiting, &mut consume)
+            handover.hand_over(to_hand, &mut consume)
         });
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
@@ -297,6 +307,7 @@ where
             error,
             last_key: info.last_key.clone(),
             keys_read: info.keys,
+            folded_past: false,
         })
     });
     Ok(Pass { info, damage })

@@ -36,25 +36,36 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             // another thread: the kernel takes a while to free its pages, which truncating
             // it in place would make the pass wait for.
             let partial = dir.join("keys.csv.partial");
-            let a = std::thread::scope(|scope| -> io::Result<_> {
-                scope.spawn(|| fs::remove_file(&path));
-                let mut keys = BufWriter::with_capacity(
-                    1 << 20,
-                    File::create(&partial).map_err(|e| in_file(&partial, e))?,
-                );
+            if path.is_dir() {
+                return Err(in_file(&path, io::Error::other("is a directory")));
+            }
+            let mut keys = BufWriter::with_capacity(
+                1 << 20,
+                File::create(&partial).map_err(|e| in_file(&partial, e))?,
+            );
+            let analysed = std::thread::scope(|scope| -> io::Result<_> {
+                let old = scope.spawn(|| match fs::remove_file(&path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                    _ => Ok(()),
+                });
                 let format = RowFormat::new(KeysFormat::Csv, None);
                 keys.write_all(format.header().as_bytes())?;
                 let sink = RowSink {
                     format,
                     out: &mut keys,
                 };
-                let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)
-                    .map_err(|e| in_file(&partial, e))?;
-                keys.flush().map_err(|e| in_file(&partial, e))?;
+                let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)?;
+                keys.flush()?;
+                old.join().expect("removing a file does not panic")?;
                 Ok(a)
-            })?;
-            fs::rename(&partial, &path).map_err(|e| in_file(&path, e))?;
-            a
+            });
+            match analysed.and_then(|a| fs::rename(&partial, &path).map(|()| a)) {
+                Ok(a) => a,
+                Err(e) => {
+                    let _ = fs::remove_file(&partial);
+                    return Err(in_file(&path, e));
+                }
+            }
         }
     };
     let (analysis, lint) = lint::evaluate(analysis);

@@ -91,14 +91,24 @@ pub trait ReleasePages: Sync {
 pub const RELEASE_STEP: u64 = 32 << 20;
 
 /// Reusable buffers for decompressed blobs, and where to hand back walked pages.
-#[derive(Default)]
 pub struct Scratch<'p> {
     blob: Vec<u8>,
     pages: Option<&'p dyn ReleasePages>,
-    /// Offset from which pages have not been handed back, and the offset at which they
-    /// will be (`u64::MAX` without `pages`).
+    /// Offset from which the walk has not handed pages back.
     unreleased_from: u64,
+    /// Offset at which it will: `u64::MAX` until a walk over `pages` starts.
     release_at: u64,
+}
+
+impl Default for Scratch<'_> {
+    fn default() -> Self {
+        Scratch {
+            blob: Vec::new(),
+            pages: None,
+            unreleased_from: 0,
+            release_at: u64::MAX,
+        }
+    }
 }
 
 impl<'p> Scratch<'p> {
@@ -808,7 +818,7 @@ mod tests {
         for _ in 0..n {
             v.push(0x80); // 32-bit length follows
             v.extend_from_slice(&(len as u32).to_be_bytes());
-            v.extend(std::iter::repeat_n(b'x', len));
+            v.extend_from_slice(&vec![b'x'; len]);
         }
         v
     }
