@@ -123,7 +123,11 @@ fn render_csv(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     csv_key(out, &k.key);
     out.push(b',');
-    csv_text(out, &k.type_name());
+    match k.module {
+        // Redis's own type names need no quoting.
+        None => out.extend_from_slice(k.redis_type.name().as_bytes()),
+        Some(_) => csv_text(out, &k.type_name()),
+    }
     out.push(b',');
     out.extend_from_slice(k.encoding.as_bytes());
     out.push(b',');
