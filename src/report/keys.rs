@@ -5,6 +5,7 @@
 //! writer was a third of the run time, and escaped keys never hold a newline, so quoting
 //! is the only CSV rule left to apply.
 
+use super::decimal::{push_decimal, Decimal};
 use super::escape::{escape_key, neutralize_formula};
 use crate::analyze::KeyStats;
 use crate::rdb::RedisType;
@@ -65,8 +66,8 @@ impl RowFormat {
 }
 
 #[inline]
-fn num(out: &mut Vec<u8>, v: impl itoa::Integer) {
-    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+fn num(out: &mut Vec<u8>, v: impl Decimal) {
+    push_decimal(out, v);
 }
 
 /// Bytes a key may hold and still be written to CSV as is: printable ASCII other than the
@@ -82,7 +83,7 @@ const PLAIN_CSV: [bool; 256] = {
 };
 
 #[inline]
-fn opt_num(out: &mut Vec<u8>, v: Option<impl itoa::Integer>) {
+fn opt_num(out: &mut Vec<u8>, v: Option<impl Decimal>) {
     if let Some(v) = v {
         num(out, v);
     }
@@ -187,7 +188,7 @@ fn json_string(out: &mut Vec<u8>, text: &str) {
     serde_json::to_writer(&mut *out, text).expect("writing to a Vec cannot fail");
 }
 
-fn json_field(out: &mut Vec<u8>, name: &str, v: Option<impl itoa::Integer>) {
+fn json_field(out: &mut Vec<u8>, name: &str, v: Option<impl Decimal>) {
     out.extend_from_slice(b",\"");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");

@@ -1,5 +1,6 @@
 //! Writers: they read statistics and never re-parse a dump.
 
+pub mod decimal;
 pub mod escape;
 pub mod info;
 pub mod keys;
