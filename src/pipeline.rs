@@ -2,10 +2,12 @@
 //! on the rayon pool while the next one is scanned.
 //!
 //! An RDB file has no index, so scanning is sequential; analysing a key (walking its
-//! value, modelling its encoding and memory, rendering or aggregating) is not. The scanner
-//! reads batch N+1 while the pool folds batch N in chunks; chunk results reach the caller
-//! in file order, so streamed rows keep the dump's order and aggregates merge
-//! deterministically.
+//! value, modelling its encoding and memory, rendering or aggregating) is not. While the
+//! pool folds batch N in chunks, one side of the join hands batch N-1's chunk values to
+//! the caller (who may write hundreds of megabytes of rows) and then scans batch N+1.
+//! Chunk values reach the caller in file order, so streamed rows keep the dump's order and
+//! aggregates merge deterministically. A batch holding a damaged value is handed over at
+//! once and ends the pass.
 
 use crate::analyze::KeyStats;
 use crate::filter::KeyFilter;
