@@ -108,11 +108,7 @@ impl Dump {
         let end = (offset as usize).min(map.len()) / RELEASE_STEP * RELEASE_STEP;
         let start = self.released.load(Ordering::Relaxed);
         if end > start {
-            // SAFETY: the map is a read-only shared file mapping; after DONTNEED its pages
-            // read back the file's contents, so no reference into it is invalidated.
-            let _ = unsafe {
-                map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
-            };
+            self.release_range(start as u64, end as u64);
             self.released.store(end, Ordering::Relaxed);
         }
     }
@@ -127,8 +123,8 @@ impl Dump {
         let end = (to as usize).min(map.len());
         let start = (from as usize).min(end);
         if end > start {
-            // SAFETY: as in `release_before`: a read-only shared file mapping reads the
-            // file's contents back after DONTNEED.
+            // SAFETY: the map is a read-only shared file mapping; after DONTNEED its pages
+            // read back the file's contents, so no reference into it is invalidated.
             let _ = unsafe {
                 map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
             };

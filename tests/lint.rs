@@ -8,7 +8,7 @@ mod craft;
 
 use craft::Rdb;
 use rdbscope::analyze::patterns::pattern_of;
-use rdbscope::analyze::slots::hash_tag;
+use rdbscope::rdb::checksum::hash_tag;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};

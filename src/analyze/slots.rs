@@ -4,17 +4,10 @@
 use super::groups::CappedTable;
 use super::prefetch::prefetch;
 use super::KeyStats;
+use crate::rdb::checksum::hash_tag;
 use std::ops::AddAssign;
 
 pub const SLOTS: usize = 16384;
-
-/// The part of the key Redis Cluster hashes when it holds a non-empty `{…}`: from the
-/// first `{` to the first `}` after it.
-pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
-    let open = key.iter().position(|&b| b == b'{')?;
-    let len = key[open + 1..].iter().position(|&b| b == b'}')?;
-    (len > 0).then(|| &key[open + 1..open + 1 + len])
-}
 
 /// Keys and memory of one slot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,20 +80,5 @@ impl AddAssign for Slots {
             a.memory_bytes += b.memory_bytes;
         }
         self.tags += o.tags;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tags_follow_redis_cluster() {
-        assert_eq!(hash_tag(b"{user1000}.following"), Some(&b"user1000"[..]));
-        assert_eq!(hash_tag(b"foo{}{bar}"), None);
-        assert_eq!(hash_tag(b"foo{{bar}}zap"), Some(&b"{bar"[..]));
-        assert_eq!(hash_tag(b"foo{bar}{zap}"), Some(&b"bar"[..]));
-        assert_eq!(hash_tag(b"plain"), None);
-        assert_eq!(hash_tag(b"open{only"), None);
     }
 }

@@ -5,6 +5,7 @@
 use super::{Finding, LintConfig, Rule, RuleSummary, Subject};
 use crate::analyze::groups::CappedTable;
 use crate::analyze::patterns::pattern_of;
+use crate::analyze::prefixes::find_delimiter;
 use crate::analyze::{KeyStats, Source};
 use crate::memory::jemalloc::Allocator;
 use crate::rdb::RedisType;
@@ -121,7 +122,7 @@ impl KeyRules {
                 None,
             );
         }
-        if on(Rule::KeyNoNamespace) && !contains(key, &config.delimiter) {
+        if on(Rule::KeyNoNamespace) && find_delimiter(key, 0, &config.delimiter).is_none() {
             self.found(Rule::KeyNoNamespace, k, 0, 1, None);
         }
         let elements = k.elements.unwrap_or(0);
@@ -335,13 +336,6 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
     match size {
         s if s > 0 => n <= m.saturating_mul(s as u64) && bytes <= m * 8192,
         s => bytes <= m.saturating_mul(list_node_bytes(s)),
-    }
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    match needle {
-        [b] => hay.contains(b),
-        n => hay.windows(n.len()).any(|w| w == n),
     }
 }
 

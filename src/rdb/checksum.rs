@@ -40,21 +40,32 @@ impl Default for Crc64 {
     }
 }
 
-/// The cluster hash slot of a key: CRC16 of the key, or of the first non-empty `{tag}`.
+/// The part of the key Redis Cluster hashes when it holds a non-empty `{…}`: from the
+/// first `{` to the first `}` after it.
+pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
+    let open = key.iter().position(|&b| b == b'{')?;
+    let len = key[open + 1..].iter().position(|&b| b == b'}')?;
+    (len > 0).then(|| &key[open + 1..open + 1 + len])
+}
+
+/// The cluster hash slot of a key: CRC16 of its hash tag, or of the whole key.
 pub fn hash_slot(key: &[u8]) -> u16 {
-    let hashed = match key.iter().position(|&b| b == b'{') {
-        Some(open) => match key[open + 1..].iter().position(|&b| b == b'}') {
-            Some(len) if len > 0 => &key[open + 1..open + 1 + len],
-            _ => key,
-        },
-        None => key,
-    };
-    KEY_CRC16.checksum(hashed) & 0x3fff
+    KEY_CRC16.checksum(hash_tag(key).unwrap_or(key)) & 0x3fff
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tags_follow_redis_cluster() {
+        assert_eq!(hash_tag(b"{user1000}.following"), Some(&b"user1000"[..]));
+        assert_eq!(hash_tag(b"foo{}{bar}"), None);
+        assert_eq!(hash_tag(b"foo{{bar}}zap"), Some(&b"{bar"[..]));
+        assert_eq!(hash_tag(b"foo{bar}{zap}"), Some(&b"bar"[..]));
+        assert_eq!(hash_tag(b"plain"), None);
+        assert_eq!(hash_tag(b"open{only"), None);
+    }
 
     #[test]
     fn redis_reference_values() {

@@ -65,11 +65,6 @@ impl RowFormat {
     }
 }
 
-#[inline]
-fn num(out: &mut Vec<u8>, v: impl Decimal) {
-    push_decimal(out, v);
-}
-
 /// Bytes a key may hold and still be written to CSV as is: printable ASCII other than the
 /// backslash (the escape character), the comma and the quote.
 const PLAIN_CSV: [bool; 256] = {
@@ -85,7 +80,7 @@ const PLAIN_CSV: [bool; 256] = {
 #[inline]
 fn opt_num(out: &mut Vec<u8>, v: Option<impl Decimal>) {
     if let Some(v) = v {
-        num(out, v);
+        push_decimal(out, v);
     }
 }
 
@@ -120,7 +115,7 @@ fn csv_key(out: &mut Vec<u8>, key: &[u8]) {
 }
 
 fn render_csv(k: &KeyStats<'_>, out: &mut Vec<u8>) {
-    num(out, k.db);
+    push_decimal(out, k.db);
     out.push(b',');
     csv_key(out, &k.key);
     out.push(b',');
@@ -134,11 +129,11 @@ fn render_csv(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     opt_num(out, k.elements);
     out.push(b',');
-    num(out, k.serialized_bytes);
+    push_decimal(out, k.serialized_bytes);
     out.push(b',');
-    num(out, k.memory_bytes);
+    push_decimal(out, k.memory_bytes);
     out.push(b',');
-    num(out, k.largest_element_bytes);
+    push_decimal(out, k.largest_element_bytes);
     out.push(b',');
     opt_num(out, k.expiry_ms);
     out.push(b',');
@@ -148,12 +143,12 @@ fn render_csv(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     opt_num(out, k.lfu_freq);
     out.push(b',');
-    num(out, k.slot);
+    push_decimal(out, k.slot);
     out.push(b'\n');
 }
 
 fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
-    num(out, k.db);
+    push_decimal(out, k.db);
     out.push(b',');
     // redis-rdb-tools names sorted sets `sortedset`.
     match k.redis_type {
@@ -163,13 +158,13 @@ fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     csv_key(out, &k.key);
     out.push(b',');
-    num(out, k.memory_bytes);
+    push_decimal(out, k.memory_bytes);
     out.push(b',');
     out.extend_from_slice(k.encoding.as_bytes());
     out.push(b',');
     opt_num(out, k.elements);
     out.push(b',');
-    num(out, k.largest_element_bytes);
+    push_decimal(out, k.largest_element_bytes);
     out.push(b',');
     if let Some(ms) = k.expiry_ms {
         out.extend_from_slice(iso_utc(ms).as_bytes());
@@ -193,14 +188,14 @@ fn json_field(out: &mut Vec<u8>, name: &str, v: Option<impl Decimal>) {
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
     match v {
-        Some(v) => num(out, v),
+        Some(v) => push_decimal(out, v),
         None => out.extend_from_slice(b"null"),
     }
 }
 
 fn render_json(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"db\":");
-    num(out, k.db);
+    push_decimal(out, k.db);
     out.extend_from_slice(b",\"key\":");
     match std::str::from_utf8(&k.key) {
         Ok(text) => json_string(out, text),
