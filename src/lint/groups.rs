@@ -9,13 +9,11 @@ use crate::analyze::groups::GroupStats;
 use crate::analyze::ttl::TtlBucket;
 use crate::analyze::Aggregates;
 use crate::memory::jemalloc::Allocator;
+use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use std::collections::BTreeMap;
 
 /// Listpack entry overhead of a short string: encoding byte and back-length byte.
 const ENTRY_OVERHEAD: u64 = 2;
-/// `dictEntry` plus the hash's `robj`, and the listpack's header and end byte.
-const HASH_KEY_OVERHEAD: u64 = 24 + 16;
-const LISTPACK_OVERHEAD: u64 = 7;
 
 /// Every enabled rule's summary, per-key rules from `keys`, group rules from `a`.
 pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
@@ -162,7 +160,8 @@ fn hash_memory(a: Allocator, fields: &[(&[u8], &GroupStats)], delimiter: u64) ->
         let field_key = (g.serialized_bytes - g.elements) / g.keys;
         key_len = key_len.max(field_key.saturating_sub(3 + field.len() as u64 + delimiter));
     }
-    entities * (HASH_KEY_OVERHEAD + a.sds(key_len) + a.class(entries + LISTPACK_OVERHEAD))
+    // Per entity: a dict entry, the hash's object, its name and its listpack.
+    entities * (DICT_ENTRY + ROBJ + a.sds(key_len) + a.class(entries + LISTPACK_OVERHEAD))
 }
 
 /// Minutes in which at least `ttl_clustered_keys` keys and `ttl_clustered_percent` of

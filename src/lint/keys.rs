@@ -8,16 +8,12 @@ use crate::analyze::patterns::pattern_of;
 use crate::analyze::prefixes::find_delimiter;
 use crate::analyze::{KeyStats, Source};
 use crate::memory::jemalloc::Allocator;
+use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::rdb::RedisType;
 use crate::server::{Family, ServerProfile, Version};
 use serde::de::IgnoredAny;
 use std::ops::AddAssign;
 use std::sync::Arc;
-
-/// `dictEntry` plus the `robj` of a value: what a key costs beside its name and payload.
-const ENTRY_AND_OBJECT: u64 = 24 + 16;
-/// Listpack header (6) and end byte (1).
-const LISTPACK_OVERHEAD: u64 = 7;
 
 pub struct KeyRules {
     config: Arc<LintConfig>,
@@ -315,10 +311,11 @@ impl KeyRules {
             }
             _ => return None,
         };
+        // Compact, the key would cost its dict entry, value object, name and payload.
         let key = a.sds(k.key.len() as u64);
         let saving = k
             .memory_bytes
-            .saturating_sub(ENTRY_AND_OBJECT + key + compact);
+            .saturating_sub(DICT_ENTRY + ROBJ + key + compact);
         Some((value, limit, saving))
     }
 }

@@ -19,9 +19,9 @@ use crate::server::{Family, ServerProfile, Version};
 use jemalloc::Allocator;
 
 /// `robj`: type/encoding/lru bits, refcount, pointer.
-const ROBJ: u64 = 16;
+pub const ROBJ: u64 = 16;
 /// `dictEntry`: key, value, next.
-const DICT_ENTRY: u64 = 24;
+pub const DICT_ENTRY: u64 = 24;
 /// `dict`: type, two tables, two counts, rehash index, pause counters and exponents.
 const DICT: u64 = 56;
 /// `quicklist` header and `quicklistNode`.
@@ -39,7 +39,7 @@ const STREAM: u64 = 80;
 const STREAM_CG: u64 = 40;
 const STREAM_NACK: u64 = 24;
 /// Listpack header (total bytes, count) and terminator.
-const LISTPACK_OVERHEAD: u64 = 7;
+pub const LISTPACK_OVERHEAD: u64 = 7;
 
 /// Expected allocation of a skiplist node over the random level distribution
 /// (P(level = k) = 0.75 × 0.25^(k-1), node = 24 + 16 × level bytes), in 1/1000 bytes.
