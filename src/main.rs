@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use rdbscope::cli::{Cli, Command};
-use rdbscope::commands::{self, Outcome};
+use rdbscope::commands::{self, is_closed_pipe, Outcome};
 use std::io;
 use std::process::ExitCode;
 
@@ -33,7 +33,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
         Ok(Outcome::Failed) => ExitCode::from(2),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) if is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rdbscope: {e}");
             ExitCode::from(2)

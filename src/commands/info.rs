@@ -1,6 +1,6 @@
 //! `rdbscope info`: what the dump says about itself.
 
-use super::Outcome;
+use super::{keep_verdict, Outcome};
 use crate::cli::{InfoArgs, InfoFormat};
 use crate::input::Dump;
 use crate::memory::{db_overhead, DumpMemory};
@@ -51,14 +51,6 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
             .sum(),
         used_mem_aux: info.aux_value("used-mem").and_then(|v| v.parse().ok()),
     };
-    match args.format {
-        InfoFormat::Text => out.write_all(info::text(&name, &info, &memory).as_bytes())?,
-        InfoFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &info::json(&name, &info, &memory))?;
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()?;
     let mut outcome = Outcome::Clean;
     if let Some(damage) = &pass.damage {
         eprintln!("rdbscope: {}", damage.describe(&name));
@@ -68,5 +60,13 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
         eprintln!("rdbscope: {name}: CRC64 mismatch");
         outcome = Outcome::Failed;
     }
-    Ok(outcome)
+    let written = match args.format {
+        InfoFormat::Text => out.write_all(info::text(&name, &info, &memory).as_bytes()),
+        InfoFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &info::json(&name, &info, &memory))
+                .map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+        }
+    };
+    keep_verdict(written.and_then(|()| out.flush()), outcome)
 }

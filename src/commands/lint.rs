@@ -2,7 +2,7 @@
 //! summary and findings table, one JSON object or CSV rows. Exit 1 when a finding is at
 //! or above `--fail-on`, 2 when a dump could not be read whole.
 
-use super::Outcome;
+use super::{keep_verdict, Outcome};
 use crate::analysis;
 use crate::analyze::AggregateConfig;
 use crate::cli::{LintCommandArgs, LintFormat};
@@ -25,20 +25,19 @@ pub fn run(args: &LintCommandArgs, mut out: impl Write) -> io::Result<Outcome> {
         Linted::new(&aggregates, &config, source)
     })?;
     let (analysis, report) = lint::evaluate(analysis);
-    match args.format {
-        LintFormat::Table => out.write_all(output::tables(&report).as_bytes())?,
-        LintFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &output::json(&report))?;
-            out.write_all(b"\n")?;
-        }
-        LintFormat::Csv => output::write_csv(&mut out, &report)?,
-    }
-    out.flush()?;
-    Ok(if analysis.failed() {
+    let outcome = if analysis.failed() {
         Outcome::Failed
     } else if report.fails(args.fail_on) {
         Outcome::Findings
     } else {
         Outcome::Clean
-    })
+    };
+    let written = match args.format {
+        LintFormat::Table => out.write_all(output::tables(&report).as_bytes()),
+        LintFormat::Json => serde_json::to_writer_pretty(&mut out, &output::json(&report))
+            .map_err(io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
+        LintFormat::Csv => output::write_csv(&mut out, &report),
+    };
+    keep_verdict(written.and_then(|()| out.flush()), outcome)
 }

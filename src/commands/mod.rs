@@ -7,6 +7,9 @@ pub mod prefixes;
 pub mod report;
 pub mod top;
 
+use std::error::Error;
+use std::io;
+
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -16,4 +19,35 @@ pub enum Outcome {
     Findings,
     /// At least one dump could not be read whole; what was read was reported.
     Failed,
+}
+
+/// Whether `e`, or an error it wraps (the csv crate's, serde_json's), is a write to a pipe
+/// whose reader has gone (`| head`).
+pub fn is_closed_pipe(e: &io::Error) -> bool {
+    let mut current: Option<&(dyn Error + 'static)> = e.get_ref().map(|inner| inner as _);
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return true;
+    }
+    while let Some(err) = current {
+        let wrapped_io = err.downcast_ref::<io::Error>().or_else(|| {
+            match err.downcast_ref::<csv::Error>()?.kind() {
+                csv::ErrorKind::Io(io) => Some(io),
+                _ => None,
+            }
+        });
+        if wrapped_io.is_some_and(is_closed_pipe) {
+            return true;
+        }
+        current = err.source();
+    }
+    false
+}
+
+/// The outcome of a run whose report `written` went to stdout: a reader that closed the
+/// pipe early does not change the verdict (`lint … | head` still exits 1 on findings).
+pub fn keep_verdict(written: io::Result<()>, outcome: Outcome) -> io::Result<Outcome> {
+    match written {
+        Err(e) if !is_closed_pipe(&e) => Err(e),
+        _ => Ok(outcome),
+    }
 }

@@ -1,7 +1,7 @@
 //! `rdbscope prefixes`: keys, memory and bytes per key prefix, or per key pattern with
 //! `--patterns`, over every dump given.
 
-use super::Outcome;
+use super::{keep_verdict, Outcome};
 use crate::analysis;
 use crate::analyze::patterns::Patterns;
 use crate::analyze::prefixes::Prefixes;
@@ -61,14 +61,14 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
     let config = args.rollup.config();
     let mut text = String::new();
-    let failed = if args.patterns {
+    let (failed, written) = if args.patterns {
         let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
             totals: Totals::default(),
             groups: Patterns::new(&config),
         })?;
         let table = a.merged.groups.table();
-        match args.format {
-            ListFormat::Csv => rollups::write_patterns(&mut out, table)?,
+        let written = match args.format {
+            ListFormat::Csv => rollups::write_patterns(&mut out, table),
             ListFormat::Table => {
                 start(&mut text, &a.files);
                 text.push_str(&format!(
@@ -77,17 +77,18 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
                 ));
                 let cap = cap_note("patterns", table, "; raise --max-prefixes");
                 finish(&mut text, &a.files, cap.into_iter().collect());
+                Ok(())
             }
-        }
-        a.failed()
+        };
+        (a.failed(), written)
     } else {
         let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
             totals: Totals::default(),
             groups: Prefixes::new(&config),
         })?;
         let prefixes = &a.merged.groups;
-        match args.format {
-            ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes)?,
+        let written = match args.format {
+            ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes),
             ListFormat::Table => {
                 start(&mut text, &a.files);
                 tables::prefix_sections(&mut text, prefixes, args.rows);
@@ -104,17 +105,20 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
                     })
                     .collect();
                 finish(&mut text, &a.files, caps);
+                Ok(())
             }
-        }
-        a.failed()
+        };
+        (a.failed(), written)
     };
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(if failed {
+    let outcome = if failed {
         Outcome::Failed
     } else {
         Outcome::Clean
-    })
+    };
+    let written = written
+        .and_then(|()| out.write_all(text.as_bytes()))
+        .and_then(|()| out.flush());
+    keep_verdict(written, outcome)
 }
 
 /// The per-file table when several dumps were merged.

@@ -1,7 +1,7 @@
 //! `rdbscope report`: every aggregate from one pass, as tables or `summary.json` on stdout,
 //! and with `--out-dir` also as files (`keys.csv` streamed during the same pass).
 
-use super::Outcome;
+use super::{keep_verdict, Outcome};
 use crate::analysis::{self, Analysis, RowSink};
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
@@ -78,25 +78,23 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             );
         }
     }
-    match args.format {
-        ReportFormat::Table => {
-            out.write_all(tables::report(&analysis, config.top_n, filtered).as_bytes())?;
-            out.write_all(lint_output::summary_table(&lint).as_bytes())?;
-        }
-        ReportFormat::Json => {
-            serde_json::to_writer_pretty(
-                &mut out,
-                &summary_with_lint(&analysis, &lint, &config, filtered),
-            )?;
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()?;
-    Ok(if analysis.failed() {
+    let outcome = if analysis.failed() {
         Outcome::Failed
     } else {
         Outcome::Clean
-    })
+    };
+    let written = match args.format {
+        ReportFormat::Table => out
+            .write_all(tables::report(&analysis, config.top_n, filtered).as_bytes())
+            .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
+        ReportFormat::Json => serde_json::to_writer_pretty(
+            &mut out,
+            &summary_with_lint(&analysis, &lint, &config, filtered),
+        )
+        .map_err(io::Error::from)
+        .and_then(|()| out.write_all(b"\n")),
+    };
+    keep_verdict(written.and_then(|()| out.flush()), outcome)
 }
 
 fn in_file(path: &Path, e: io::Error) -> io::Error {

@@ -1,6 +1,6 @@
 //! `rdbscope top`: the N biggest keys by one metric, over every dump given.
 
-use super::Outcome;
+use super::{keep_verdict, Outcome};
 use crate::analysis;
 use crate::analyze::top::TopN;
 use crate::analyze::totals::Totals;
@@ -43,9 +43,14 @@ pub fn run(args: &TopArgs, mut out: impl Write) -> io::Result<Outcome> {
         top: TopN::new(args.n, args.by, source.file),
     })?;
     let top = &a.merged.top;
-    match args.format {
+    let outcome = if a.failed() {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    };
+    let written = match args.format {
         ListFormat::Csv => {
-            rollups::write_top(&mut out, [(args.by.ranking().to_string(), top)], &a.files)?
+            rollups::write_top(&mut out, [(args.by.ranking().to_string(), top)], &a.files)
         }
         ListFormat::Table => {
             let mut text = String::new();
@@ -58,13 +63,8 @@ pub fn run(args: &TopArgs, mut out: impl Write) -> io::Result<Outcome> {
                 tables::top_table(top, &a.files, args.n)
             ));
             tables::dump_notes(&mut text, &a.files);
-            out.write_all(text.as_bytes())?;
+            out.write_all(text.as_bytes())
         }
-    }
-    out.flush()?;
-    Ok(if a.failed() {
-        Outcome::Failed
-    } else {
-        Outcome::Clean
-    })
+    };
+    keep_verdict(written.and_then(|()| out.flush()), outcome)
 }

@@ -319,7 +319,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         &group_table("pattern", m.patterns.table(), SECTION_ROWS),
     );
 
-    let rows = top_rows.min(SECTION_ROWS);
+    let rows = top_rows;
     section(
         &mut out,
         "Biggest keys by memory",
