@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod filter;
 pub mod input;
+pub mod invisible;
 pub mod lint;
 pub mod memory;
 pub mod pipeline;

@@ -7,6 +7,7 @@ use crate::analyze::groups::CappedTable;
 use crate::analyze::patterns::pattern_of;
 use crate::analyze::prefixes::find_delimiter;
 use crate::analyze::{KeyStats, Source};
+use crate::invisible::is_invisible;
 use crate::memory::jemalloc::Allocator;
 use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::rdb::RedisType;
@@ -372,17 +373,12 @@ pub fn special_chars(key: &[u8]) -> usize {
                 .chars()
                 .filter(|&c| match u8::try_from(c) {
                     Ok(b) if b.is_ascii() => ascii_bad(b),
-                    _ => c.is_control() || c.is_whitespace() || is_format(c),
+                    _ => c.is_control() || is_invisible(c),
                 })
                 .count();
             valid + chunk.invalid().len()
         })
         .sum()
-}
-
-/// Invisible formatting characters (bidirectional overrides, zero-width marks).
-fn is_format(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 /// Positions breaking the strict alphabet: a first byte that is not a letter, and bytes

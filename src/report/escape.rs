@@ -1,11 +1,14 @@
-//! One escaping of binary keys for every output, so a hostile key (`<script>`, `=cmd|...`,
-//! ANSI escapes, newlines) can neither break a format nor run in a viewer.
+//! One escaping of binary keys for every output, so a hostile key (ANSI escapes, newlines,
+//! zero-width or bidirectional characters, `=cmd|...`) can neither break a format, hide or
+//! reorder text in a viewer, nor run in a spreadsheet. No output is HTML: `<script>` is text.
 
+use crate::invisible::is_invisible;
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// Printable UTF-8 stays as is; control characters, invalid UTF-8 and backslashes become
-/// `\xNN` (backslash as `\\`), so the text is one line and maps back to the bytes.
+/// Printable UTF-8 stays as is; control characters, invisible and direction-changing
+/// characters ([`is_invisible`]) and invalid UTF-8 become `\xNN` per byte, and the backslash
+/// becomes `\\`, so the text is one line, shows every byte and maps back to the bytes.
 pub fn escape_key(key: &[u8]) -> Cow<'_, str> {
     // Most keys are printable ASCII: one pass, no decoding.
     if key.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'\\') {
@@ -38,10 +41,17 @@ pub fn escape_key(key: &[u8]) -> Cow<'_, str> {
 }
 
 fn needs_escape(c: char) -> bool {
-    c == '\\'
-        || c.is_control()
-        // Bidirectional overrides and isolates can reorder what a terminal shows.
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    c == '\\' || c.is_control() || is_invisible(c)
+}
+
+/// The text of a name for JSON (escaped as everywhere) and, when escaping changed it, the
+/// exact bytes in base64 for the sibling `*_base64` field.
+pub fn text_and_base64(bytes: &[u8]) -> (Cow<'_, str>, Option<String>) {
+    use base64::Engine;
+    let text = escape_key(bytes);
+    let exact = matches!(text, Cow::Borrowed(_));
+    let b64 = (!exact).then(|| base64::engine::general_purpose::STANDARD.encode(bytes));
+    (text, b64)
 }
 
 /// A CSV cell a spreadsheet would run as a formula gets a leading `'`.
@@ -65,6 +75,9 @@ mod tests {
         assert_eq!(escape_key(b"back\\slash"), "back\\\\slash");
         assert_eq!(escape_key("é☃".as_bytes()), "é☃");
         assert_eq!(escape_key("a\u{202e}b".as_bytes()), "a\\xe2\\x80\\xaeb");
+        assert_eq!(escape_key("a\u{200b}b".as_bytes()), "a\\xe2\\x80\\x8bb");
+        assert_eq!(escape_key("\u{feff}k".as_bytes()), "\\xef\\xbb\\xbfk");
+        assert_eq!(escape_key("a\u{a0}b".as_bytes()), "a\\xc2\\xa0b");
         assert_eq!(
             neutralize_formula(escape_key(b"=cmd|' /C calc'!A0")),
             "'=cmd|' /C calc'!A0"

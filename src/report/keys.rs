@@ -6,10 +6,9 @@
 //! is the only CSV rule left to apply.
 
 use super::decimal::{push_decimal, Decimal};
-use super::escape::{escape_key, neutralize_formula};
+use super::escape::{escape_key, neutralize_formula, text_and_base64};
 use crate::analyze::KeyStats;
 use crate::rdb::RedisType;
-use base64::Engine;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeysFormat {
@@ -197,15 +196,12 @@ fn render_json(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"db\":");
     push_decimal(out, k.db);
     out.extend_from_slice(b",\"key\":");
-    match std::str::from_utf8(&k.key) {
-        Ok(text) => json_string(out, text),
-        Err(_) => {
-            json_string(out, &escape_key(&k.key));
-            out.extend_from_slice(b",\"key_base64\":\"");
-            let encoded = base64::engine::general_purpose::STANDARD.encode(&k.key);
-            out.extend_from_slice(encoded.as_bytes());
-            out.push(b'"');
-        }
+    let (text, base64) = text_and_base64(&k.key);
+    json_string(out, &text);
+    if let Some(encoded) = base64 {
+        out.extend_from_slice(b",\"key_base64\":\"");
+        out.extend_from_slice(encoded.as_bytes());
+        out.push(b'"');
     }
     out.extend_from_slice(b",\"type\":");
     json_string(out, &k.type_name());

@@ -3,7 +3,7 @@
 //! docs/lint.md. Keys, patterns, tags and paths go through [`escape_key`], CSV cells
 //! also through [`neutralize_formula`].
 
-use super::escape::{escape_key, neutralize_formula};
+use super::escape::{escape_key, neutralize_formula, text_and_base64};
 use super::tables::{bytes, table};
 use crate::lint::{Finding, LintReport, Subject};
 use serde_json::{json, Map, Value};
@@ -55,16 +55,31 @@ fn advice(f: &Finding) -> Cow<'static, str> {
     }
 }
 
+/// `kind` holds the escaped name; `<kind>_base64` the exact bytes when escaping changed them.
+fn named(o: &mut Map<String, Value>, kind: &str, bytes: &[u8]) {
+    let (text, base64) = text_and_base64(bytes);
+    o.insert(kind.into(), text.into_owned().into());
+    if let Some(b64) = base64 {
+        o.insert(format!("{kind}_base64"), b64.into());
+    }
+}
+
 fn finding_json(f: &Finding) -> Value {
     let mut o = Map::new();
     o.insert("rule".into(), f.rule.id().into());
     o.insert("severity".into(), f.rule.severity().name().into());
     o.insert("db".into(), f.db.map_or(Value::Null, Value::from));
-    let subject = match &f.subject {
-        Subject::Slot(slot) => Value::from(*slot),
-        s => Value::from(subject_text(s).into_owned()),
-    };
-    o.insert(f.subject.kind().into(), subject);
+    let kind = f.subject.kind();
+    match &f.subject {
+        Subject::Slot(slot) => {
+            o.insert(kind.into(), Value::from(*slot));
+        }
+        Subject::Key(b) | Subject::Pattern(b) | Subject::Tag(b) => named(&mut o, kind, b),
+        Subject::File(path) => named(&mut o, kind, path.as_bytes()),
+        s => {
+            o.insert(kind.into(), Value::from(subject_text(s).into_owned()));
+        }
+    }
     o.insert("value".into(), f.value.into());
     o.insert("threshold".into(), f.threshold.into());
     o.insert("advice".into(), f.rule.advice().into());

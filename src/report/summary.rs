@@ -3,7 +3,7 @@
 //! Every field is documented in `docs/summary-json.md`; a change that renames or removes
 //! a field, or changes its meaning, bumps [`SCHEMA_VERSION`]. Adding a field does not.
 
-use super::escape::escape_key;
+use super::escape::{escape_key, text_and_base64};
 use super::notes::{cap_note, file_notes};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
@@ -13,7 +13,6 @@ use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::rdb::RedisType;
 use crate::scan::ChecksumVerdict;
-use base64::Engine;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -165,6 +164,7 @@ pub struct GroupJson {
 impl GroupJson {
     fn new(name: &[u8], s: &GroupStats) -> Self {
         let (name, name_base64) = text_and_base64(name);
+        let name = name.into_owned();
         GroupJson {
             name,
             name_base64,
@@ -254,6 +254,7 @@ pub struct TopKeyJson {
 impl TopKeyJson {
     pub fn new(k: &TopKey, files: &[FileSummary]) -> Self {
         let (key, key_base64) = text_and_base64(&k.key);
+        let key = key.into_owned();
         TopKeyJson {
             file: files
                 .get(k.file)
@@ -343,15 +344,6 @@ pub struct ClusterJson {
     pub slots_with_keys: usize,
     pub heaviest_slots: Vec<SlotJson>,
     pub hash_tags: GroupTableJson,
-}
-
-/// The text of a name (escaped as everywhere) and, when escaping changed it, the exact
-/// bytes in base64.
-fn text_and_base64(bytes: &[u8]) -> (String, Option<String>) {
-    let text = escape_key(bytes);
-    let exact = matches!(text, std::borrow::Cow::Borrowed(_));
-    let b64 = (!exact).then(|| base64::engine::general_purpose::STANDARD.encode(bytes));
-    (text.into_owned(), b64)
 }
 
 fn checksum_name(v: &ChecksumVerdict) -> &'static str {
