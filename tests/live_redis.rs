@@ -717,9 +717,19 @@ fn compare(
         check("idle_s", Value::Null);
         check("lfu_freq", Value::Null);
         check("slot", key_slot(key).into());
-        if std::str::from_utf8(key).is_ok() {
-            check("key_base64", Value::Null);
-        }
+        // The exact bytes ride along exactly when the key is not plain printable text.
+        let printable = std::str::from_utf8(key).is_ok_and(|k| {
+            !k.chars()
+                .any(|c| c == '\\' || c.is_control() || rdbscope::invisible::is_invisible(c))
+        });
+        check(
+            "key_base64",
+            if printable {
+                Value::Null
+            } else {
+                base64::engine::general_purpose::STANDARD.encode(key).into()
+            },
+        );
     }
     // Known values, independent of the CRC16 above.
     let slot = |k: &str| {
