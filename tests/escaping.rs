@@ -71,10 +71,12 @@ fn hostile_dump(dir: &Path) -> PathBuf {
     path
 }
 
+/// Tables wide enough to show every name whole.
 fn run(args: &[&str], dump: &Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
         .args(args)
         .arg(dump)
+        .env("COLUMNS", "1000")
         .output()
         .unwrap();
     assert!(

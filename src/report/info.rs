@@ -1,9 +1,9 @@
 //! `rdbscope info` output: text for people, JSON for scripts.
 
 use super::escape::escape_key;
+use super::text_table::{Keep, TextTable};
 use crate::memory::DumpMemory;
 use crate::scan::{ChecksumVerdict, DumpInfo};
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
 use serde_json::{json, Value};
 
 fn checksum_text(v: &ChecksumVerdict) -> String {
@@ -87,21 +87,16 @@ pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
         line("ERROR", e.to_string());
     }
     out.push_str("\naux fields\n");
-    let mut aux = Table::new();
-    aux.load_preset(UTF8_BORDERS_ONLY)
-        .set_header(vec!["field", "value"]);
+    let mut aux = TextTable::new(&["field", "value"], 2);
+    aux.names_in(1, Keep::Start);
     for (k, v) in aux_pairs(info) {
         aux.add_row(vec![k, v]);
     }
     out.push_str(&format!("{aux}\n\ndatabases\n"));
-    let mut dbs = Table::new();
-    dbs.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
-        "db",
-        "keys",
-        "expires",
-        "resizedb keys",
-        "resizedb expires",
-    ]);
+    let mut dbs = TextTable::new(
+        &["db", "keys", "expires", "resizedb keys", "resizedb expires"],
+        1,
+    );
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
     for (db, c) in &info.dbs {
         dbs.add_row(vec![

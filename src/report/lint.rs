@@ -5,6 +5,7 @@
 
 use super::escape::{escape_key, neutralize_formula, text_and_base64};
 use super::tables::{bytes, table};
+use super::text_table::Keep;
 use crate::lint::{Finding, LintReport, Subject};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
@@ -41,6 +42,14 @@ pub fn subject_text(s: &Subject) -> Cow<'_, str> {
         Subject::Minute(ms) => Cow::Owned(minute_text(*ms)),
         Subject::Slot(slot) => Cow::Owned(slot.to_string()),
         Subject::File(path) => escape_key(path.as_bytes()),
+    }
+}
+
+/// The subject as a table shows it: the empty key as `""`.
+fn subject_cell(s: &Subject) -> Cow<'_, str> {
+    match s {
+        Subject::Key(b) | Subject::Pattern(b) | Subject::Tag(b) if b.is_empty() => "\"\"".into(),
+        _ => subject_text(s),
     }
 }
 
@@ -145,7 +154,7 @@ pub fn summary_table(r: &LintReport) -> String {
             .worst
             .iter()
             .take(3)
-            .map(|f| subject_text(&f.subject))
+            .map(|f| subject_cell(&f.subject))
             .collect();
         t.add_row(vec![
             rule.id().to_string(),
@@ -156,9 +165,7 @@ pub fn summary_table(r: &LintReport) -> String {
             worst.join(", "),
         ]);
     }
-    if let Some(c) = t.column_mut(5) {
-        c.set_cell_alignment(comfy_table::CellAlignment::Left);
-    }
+    t.align_left(5).names_in(5, Keep::Start);
     format!("Lint summary\n{t}\n")
 }
 
@@ -179,12 +186,14 @@ pub fn tables(r: &LintReport) -> String {
         ],
         4,
     );
+    t.names_in(3, Keep::Start)
+        .optional(&["saving", "db", "keys", "severity"]);
     for f in r.findings() {
         t.add_row(vec![
             f.rule.id().to_string(),
             f.rule.severity().name().to_string(),
             f.db.map(|d| d.to_string()).unwrap_or_default(),
-            format!("{} {}", f.subject.kind(), subject_text(&f.subject)),
+            format!("{} {}", f.subject.kind(), subject_cell(&f.subject)),
             f.value.to_string(),
             f.threshold.to_string(),
             f.keys.to_string(),

@@ -9,3 +9,4 @@ pub mod notes;
 pub mod rollups;
 pub mod summary;
 pub mod tables;
+pub mod text_table;

@@ -1,10 +1,11 @@
-//! Terminal tables (comfy-table) for `report`, `top` and `prefixes`: sizes in binary
+//! Terminal tables ([`TextTable`]) for `report`, `top` and `prefixes`: sizes in binary
 //! units for reading, every name escaped like keys. Long lists show their first rows;
 //! `report --out-dir` writes them whole.
 
 use super::escape::escape_key;
 use super::notes::file_notes;
 use super::summary::notes;
+use super::text_table::{Keep, TextTable};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
 use crate::analyze::groups::{CappedTable, GroupStats};
@@ -14,8 +15,6 @@ use crate::analyze::totals::Counts;
 use crate::analyze::Aggregates;
 use crate::rdb::RedisType;
 use crate::report::keys::iso_utc;
-use comfy_table::presets::UTF8_BORDERS_ONLY;
-use comfy_table::{CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
 
 /// Rows a list section shows in `report`.
@@ -36,27 +35,29 @@ pub fn bytes(n: u64) -> String {
     format!("{v:.1} {}", UNITS[unit])
 }
 
-/// `2024-11-21T22:03:05` (UTC).
+/// `2024-11-21T22:03:05Z`.
 fn utc_seconds(ms: i64) -> String {
-    iso_utc(ms).get(..19).unwrap_or_default().to_string()
-}
-
-/// A table whose first `text_columns` columns hold text (left-aligned) and the rest
-/// numbers (right-aligned).
-pub fn table(header: &[&str], text_columns: usize) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.to_vec());
-    for i in text_columns..header.len() {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
+    let mut t = iso_utc(ms).get(..19).unwrap_or_default().to_string();
+    t.push('Z');
     t
 }
 
-fn section(out: &mut String, title: &str, t: &Table) {
+/// A name as a table shows it: escaped, `""` when empty.
+pub fn name(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        "\"\"".to_string()
+    } else {
+        escape_key(bytes).into_owned()
+    }
+}
+
+/// A table whose first `text_columns` columns hold text (left-aligned) and the rest
+/// numbers (right-aligned); the first holds names, shortened when the table is too wide.
+pub fn table(header: &[&str], text_columns: usize) -> TextTable {
+    TextTable::new(header, text_columns)
+}
+
+fn section(out: &mut String, title: &str, t: TextTable) {
     let _ = write!(out, "{title}\n{t}\n\n");
 }
 
@@ -76,20 +77,22 @@ const COUNTS_HEADER: [&str; 6] = [
     "keys", "elements", "in file", "memory", "with TTL", "no TTL",
 ];
 
-fn counts_table(first: &str) -> Table {
+fn counts_table(first: &str) -> TextTable {
     let mut h = vec![first];
     h.extend(COUNTS_HEADER);
     table(&h, 1)
 }
 
 /// One row per dump: what it is, what it holds, whether it was read whole.
-pub fn files_table(files: &[FileSummary]) -> Table {
+pub fn files_table(files: &[FileSummary]) -> TextTable {
     let mut t = table(
         &[
             "file", "magic", "server", "ctime", "keys", "in file", "memory", "with TTL", "status",
         ],
         4,
     );
+    t.names_in(0, Keep::End)
+        .optional(&["magic", "in file", "with TTL", "server"]);
     for f in files {
         let c = f.totals.all();
         let status = match (&f.error, f.checksum_mismatch()) {
@@ -130,7 +133,7 @@ fn group_row(name: String, s: &GroupStats) -> Vec<String> {
 }
 
 /// The heaviest `rows` groups of `t`, then `(other)` when the cap was hit.
-pub fn group_table(first: &str, t: &CappedTable, rows: usize) -> Table {
+pub fn group_table(first: &str, t: &CappedTable, rows: usize) -> TextTable {
     let mut out = table(
         &[
             first,
@@ -143,8 +146,9 @@ pub fn group_table(first: &str, t: &CappedTable, rows: usize) -> Table {
         ],
         1,
     );
+    out.optional(&["no-TTL keys", "in file", "elements", "no-TTL memory"]);
     for (name, s) in t.rows().into_iter().take(rows) {
-        out.add_row(group_row(escape_key(name).into_owned(), s));
+        out.add_row(group_row(self::name(name), s));
     }
     if t.overflowed() {
         out.add_row(group_row("(other)".into(), t.other()));
@@ -160,7 +164,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize) {
         if t.rows().is_empty() && !t.overflowed() {
             let _ = writeln!(out, "{title}: no key has more than {} segments\n", i + 1);
         } else {
-            section(out, &title, &group_table("prefix", t, rows));
+            section(out, &title, group_table("prefix", t, rows));
         }
     }
     let none = p.no_delimiter();
@@ -175,7 +179,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize) {
     }
 }
 
-pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> Table {
+pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
     let several = files.len() > 1;
     let mut header = vec!["#"];
     if several {
@@ -185,6 +189,8 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> Table {
         "db", "key", "type", "encoding", "elements", "in file", "memory", "expiry",
     ]);
     let mut t = table(&header, header.len() - 4);
+    t.names_in(header.len() - 7, Keep::Start)
+        .optional(&["in file", "encoding", "#", "elements", "file"]);
     for (i, k) in top.sorted().into_iter().take(rows).enumerate() {
         let mut row = vec![(i + 1).to_string()];
         if several {
@@ -197,7 +203,7 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> Table {
         }
         row.extend([
             k.db.to_string(),
-            escape_key(&k.key).into_owned(),
+            name(&k.key),
             k.type_key.name().into_owned(),
             k.encoding.to_string(),
             k.elements.map(|e| e.to_string()).unwrap_or_default(),
@@ -247,7 +253,7 @@ pub fn files_section(out: &mut String, files: &[FileSummary]) {
         } else {
             "Dump"
         },
-        &files_table(files),
+        files_table(files),
     );
 }
 
@@ -267,19 +273,19 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         t.add_row(counts_row(ty.name().into_owned(), &c));
     }
     t.add_row(counts_row("all".into(), m.totals.all()));
-    section(&mut out, "Keys by type", &t);
+    section(&mut out, "Keys by type", t);
 
     let mut t = counts_table("type / encoding");
     for (ty, enc, c) in m.totals.by_encoding() {
         t.add_row(counts_row(format!("{} / {enc}", ty.name()), &c));
     }
-    section(&mut out, "Keys by type and encoding", &t);
+    section(&mut out, "Keys by type and encoding", t);
 
     let mut t = counts_table("db");
     for (db, c) in m.totals.by_db() {
         t.add_row(counts_row(db.to_string(), &c));
     }
-    section(&mut out, "Keys by db", &t);
+    section(&mut out, "Keys by db", t);
 
     let mut t = table(&["expires", "keys", "memory", "memory freed by then"], 1);
     let mut freed = 0;
@@ -297,7 +303,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
             cumulative,
         ]);
     }
-    section(&mut out, "TTL (from the dump's ctime)", &t);
+    section(&mut out, "TTL (from the dump's ctime)", t);
 
     let storms = m.ttl.storms(10);
     if !storms.is_empty() {
@@ -309,26 +315,26 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
                 bytes(tally.memory_bytes),
             ]);
         }
-        section(&mut out, "Busiest expiry minutes (next 30 days)", &t);
+        section(&mut out, "Busiest expiry minutes (next 30 days)", t);
     }
 
     prefix_sections(&mut out, &m.prefixes, SECTION_ROWS);
     section(
         &mut out,
         "Key patterns (ids collapsed to *)",
-        &group_table("pattern", m.patterns.table(), SECTION_ROWS),
+        group_table("pattern", m.patterns.table(), SECTION_ROWS),
     );
 
     let rows = top_rows;
     section(
         &mut out,
         "Biggest keys by memory",
-        &top_table(&m.top.by_memory, &a.files, rows),
+        top_table(&m.top.by_memory, &a.files, rows),
     );
     section(
         &mut out,
         "Biggest keys by elements",
-        &top_table(&m.top.by_elements, &a.files, rows),
+        top_table(&m.top.by_elements, &a.files, rows),
     );
 
     let mut t = table(&["type", "metric", "keys", "p50", "p90", "p99", "max"], 2);
@@ -345,7 +351,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         ));
         t.add_row(histogram_row(ty.name(), "memory", &d.memory_bytes, bytes));
     }
-    section(&mut out, "Distributions per type", &t);
+    section(&mut out, "Distributions per type", t);
 
     let mut t = table(&["slot", "keys", "memory"], 1);
     for (slot, load) in m.slots.heaviest(10) {
@@ -361,13 +367,13 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
             "Heaviest cluster slots ({} of 16384 slots hold keys)",
             m.slots.slots_with_keys()
         ),
-        &t,
+        t,
     );
     if !m.slots.tags().rows().is_empty() {
         section(
             &mut out,
             "Hash tags",
-            &group_table("tag", m.slots.tags(), 10),
+            group_table("tag", m.slots.tags(), 10),
         );
     }
 
@@ -380,7 +386,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         if idle.lfu_freq.count() > 0 {
             t.add_row(histogram_row("LFU", "counter", &idle.lfu_freq, count));
         }
-        section(&mut out, "Access (from the dump's IDLE / FREQ)", &t);
+        section(&mut out, "Access (from the dump's IDLE / FREQ)", t);
     }
 
     notes_section(&mut out, &notes(a, filtered));
