@@ -2,6 +2,7 @@
 //! below 256, then 8 buckets per power of two (percentiles within 12.5 %), so a histogram
 //! is a few KiB whatever the number of keys and merges by adding counts.
 
+use super::figure::ceil_count;
 use super::groups::type_index;
 use super::KeyStats;
 use std::ops::AddAssign;
@@ -18,22 +19,25 @@ fn bucket_of(v: u64) -> usize {
     if v < LINEAR {
         return v as usize;
     }
-    let log = 63 - v.leading_zeros();
-    let sub = (v >> (log - SUB_BITS)) & ((1 << SUB_BITS) - 1);
-    LINEAR as usize + (((log - FIRST_LOG) as usize) << SUB_BITS) + sub as usize
+    // v ≥ LINEAR: log ≥ FIRST_LOG > SUB_BITS, so nothing saturates here.
+    let log = v.ilog2();
+    let sub = (v >> log.saturating_sub(SUB_BITS)) & ((1 << SUB_BITS) - 1);
+    let group = (log.saturating_sub(FIRST_LOG) as usize) << SUB_BITS;
+    (LINEAR as usize)
+        .saturating_add(group)
+        .saturating_add(sub as usize)
 }
 
 /// Smallest and largest value of bucket `i`.
 fn bucket_bounds(i: usize) -> (u64, u64) {
-    if i < LINEAR as usize {
+    let Some(j) = i.checked_sub(LINEAR as usize) else {
         return (i as u64, i as u64);
-    }
-    let j = i - LINEAR as usize;
-    let log = (j >> SUB_BITS) as u32 + FIRST_LOG;
+    };
+    let log = ((j >> SUB_BITS) as u32).saturating_add(FIRST_LOG);
     let sub = (j & ((1 << SUB_BITS) - 1)) as u64;
-    let width = 1u64 << (log - SUB_BITS);
-    let lo = (1u64 << log) + sub * width;
-    (lo, lo + (width - 1))
+    let width = 1u64 << log.saturating_sub(SUB_BITS);
+    let lo = (1u64 << log).saturating_add(sub.saturating_mul(width));
+    (lo, lo.saturating_add(width.saturating_sub(1)))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,9 +62,10 @@ impl Default for Histogram {
 impl Histogram {
     #[inline]
     pub fn add(&mut self, v: u64) {
-        self.counts[bucket_of(v)] += 1;
-        self.count += 1;
-        self.sum += u128::from(v);
+        let bucket = &mut self.counts[bucket_of(v)];
+        *bucket = bucket.saturating_add(1);
+        self.count = self.count.saturating_add(1);
+        self.sum = self.sum.saturating_add(u128::from(v));
         self.max = self.max.max(v);
     }
 
@@ -82,10 +87,10 @@ impl Histogram {
         if self.count == 0 {
             return 0;
         }
-        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
-        let mut seen = 0;
+        let rank = ceil_count(q * self.count as f64).clamp(1, self.count);
+        let mut seen = 0u64;
         for (i, &c) in self.counts.iter().enumerate() {
-            seen += c;
+            seen = seen.saturating_add(c);
             if seen >= rank {
                 return bucket_bounds(i).1.min(self.max);
             }
@@ -105,12 +110,12 @@ impl Histogram {
             let (min, max) = match lo {
                 0 => (0, 0),
                 _ => {
-                    let log = 63 - lo.leading_zeros();
-                    (1u64 << log, (1u64 << log) - 1 + (1u64 << log))
+                    let low = 1u64 << lo.ilog2();
+                    (low, low | low.saturating_sub(1))
                 }
             };
             match out.last_mut() {
-                Some(last) if last.0 == min => last.2 += c,
+                Some(last) if last.0 == min => last.2 = last.2.saturating_add(c),
                 _ => out.push((min, max, c)),
             }
         }
@@ -121,10 +126,10 @@ impl Histogram {
 impl AddAssign<&Histogram> for Histogram {
     fn add_assign(&mut self, o: &Histogram) {
         for (a, b) in self.counts.iter_mut().zip(&o.counts) {
-            *a += b;
+            *a = a.saturating_add(*b);
         }
-        self.count += o.count;
-        self.sum += o.sum;
+        self.count = self.count.saturating_add(o.count);
+        self.sum = self.sum.saturating_add(o.sum);
         self.max = self.max.max(o.max);
     }
 }

@@ -39,6 +39,8 @@ pub struct GroupStats {
     pub memory_bytes: u64,
     pub serialized_bytes: u64,
     pub elements: u64,
+    /// Sum of the key names' lengths.
+    pub key_bytes: u64,
     /// Indexed by [`type_index`], in the order of [`RedisType::ALL`].
     pub by_type: [TypeSplit; 7],
     pub no_ttl_keys: u64,
@@ -48,16 +50,17 @@ pub struct GroupStats {
 impl GroupStats {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        self.keys += 1;
-        self.memory_bytes += k.memory_bytes;
-        self.serialized_bytes += k.serialized_bytes;
-        self.elements += k.elements.unwrap_or(0);
+        self.keys = self.keys.saturating_add(1);
+        self.memory_bytes = self.memory_bytes.saturating_add(k.memory_bytes);
+        self.serialized_bytes = self.serialized_bytes.saturating_add(k.serialized_bytes);
+        self.elements = self.elements.saturating_add(k.elements.unwrap_or(0));
+        self.key_bytes = self.key_bytes.saturating_add(k.key.len() as u64);
         let split = &mut self.by_type[type_index(k.redis_type)];
-        split.keys += 1;
-        split.memory_bytes += k.memory_bytes;
+        split.keys = split.keys.saturating_add(1);
+        split.memory_bytes = split.memory_bytes.saturating_add(k.memory_bytes);
         if k.expiry_ms.is_none() {
-            self.no_ttl_keys += 1;
-            self.no_ttl_memory_bytes += k.memory_bytes;
+            self.no_ttl_keys = self.no_ttl_keys.saturating_add(1);
+            self.no_ttl_memory_bytes = self.no_ttl_memory_bytes.saturating_add(k.memory_bytes);
         }
     }
 
@@ -70,16 +73,19 @@ impl GroupStats {
 
 impl AddAssign<&GroupStats> for GroupStats {
     fn add_assign(&mut self, o: &GroupStats) {
-        self.keys += o.keys;
-        self.memory_bytes += o.memory_bytes;
-        self.serialized_bytes += o.serialized_bytes;
-        self.elements += o.elements;
+        self.keys = self.keys.saturating_add(o.keys);
+        self.memory_bytes = self.memory_bytes.saturating_add(o.memory_bytes);
+        self.serialized_bytes = self.serialized_bytes.saturating_add(o.serialized_bytes);
+        self.elements = self.elements.saturating_add(o.elements);
+        self.key_bytes = self.key_bytes.saturating_add(o.key_bytes);
         for (a, b) in self.by_type.iter_mut().zip(&o.by_type) {
-            a.keys += b.keys;
-            a.memory_bytes += b.memory_bytes;
+            a.keys = a.keys.saturating_add(b.keys);
+            a.memory_bytes = a.memory_bytes.saturating_add(b.memory_bytes);
         }
-        self.no_ttl_keys += o.no_ttl_keys;
-        self.no_ttl_memory_bytes += o.no_ttl_memory_bytes;
+        self.no_ttl_keys = self.no_ttl_keys.saturating_add(o.no_ttl_keys);
+        self.no_ttl_memory_bytes = self
+            .no_ttl_memory_bytes
+            .saturating_add(o.no_ttl_memory_bytes);
     }
 }
 

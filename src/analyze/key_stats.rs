@@ -115,7 +115,7 @@ impl<'data> KeyStats<'data> {
         self.ttl_s = record
             .expire_ms
             .zip(profile.saved_at_ms)
-            .map(|(at, now)| (at - now).div_euclid(1000));
+            .map(|(at, now)| at.saturating_sub(now).div_euclid(1000));
         self.idle_s = record.idle_s;
         self.lfu_freq = record.lfu_freq;
         // Re-reading the length prefix costs a few bytes; the value itself stays unread.

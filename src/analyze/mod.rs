@@ -1,8 +1,15 @@
 //! Per-key statistics computed from the decoder's records, and the aggregators that fold
 //! them: plain structs with `add(&KeyStats)` and `+=`, bounded in memory.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 pub mod aggregates;
 pub mod distribution;
+pub mod figure;
 pub mod groups;
 pub mod idle_freq;
 pub mod key_stats;

@@ -111,7 +111,7 @@ pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
             if b == d {
                 push(&key[start..i], mask, out);
                 out.push(d);
-                start = i + 1;
+                start = i.saturating_add(1);
                 mask = 0;
             } else {
                 mask |= CLASS[usize::from(b)];
@@ -129,7 +129,7 @@ pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
             return;
         }
         out.extend_from_slice(delimiter);
-        from = end + delimiter.len();
+        from = end.saturating_add(delimiter.len());
     }
 }
 

@@ -38,7 +38,7 @@ pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize
         [b] => rest.iter().position(|c| c == b),
         d => rest.windows(d.len()).position(|w| w == d),
     }
-    .map(|i| from + i)
+    .map(|i| from.saturating_add(i))
 }
 
 pub struct Prefixes {
@@ -71,7 +71,7 @@ impl Prefixes {
                 return;
             };
             table.add(&key[..end], k);
-            from = end + self.delimiter.len();
+            from = end.saturating_add(self.delimiter.len());
         }
     }
 

@@ -34,8 +34,8 @@ impl Slots {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let s = &mut self.load[usize::from(k.slot) % SLOTS];
-        s.keys += 1;
-        s.memory_bytes += k.memory_bytes;
+        s.keys = s.keys.saturating_add(1);
+        s.memory_bytes = s.memory_bytes.saturating_add(k.memory_bytes);
         if let Some(tag) = hash_tag(&k.key) {
             self.tags.add(tag, k);
         }
@@ -76,8 +76,8 @@ impl Slots {
 impl AddAssign for Slots {
     fn add_assign(&mut self, o: Slots) {
         for (a, b) in self.load.iter_mut().zip(&o.load) {
-            a.keys += b.keys;
-            a.memory_bytes += b.memory_bytes;
+            a.keys = a.keys.saturating_add(b.keys);
+            a.memory_bytes = a.memory_bytes.saturating_add(b.memory_bytes);
         }
         self.tags += o.tags;
     }

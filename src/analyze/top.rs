@@ -108,7 +108,7 @@ impl TopN {
             n,
             metric,
             file,
-            heap: BinaryHeap::with_capacity(n + 1),
+            heap: BinaryHeap::with_capacity(n.saturating_add(1)),
         }
     }
 

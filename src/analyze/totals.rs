@@ -20,25 +20,27 @@ pub struct Counts {
 impl Counts {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        self.keys += 1;
-        self.elements += k.elements.unwrap_or(0);
-        self.serialized_bytes += k.serialized_bytes;
-        self.memory_bytes += k.memory_bytes;
-        self.keys_with_ttl += u64::from(k.expiry_ms.is_some());
+        self.keys = self.keys.saturating_add(1);
+        self.elements = self.elements.saturating_add(k.elements.unwrap_or(0));
+        self.serialized_bytes = self.serialized_bytes.saturating_add(k.serialized_bytes);
+        self.memory_bytes = self.memory_bytes.saturating_add(k.memory_bytes);
+        self.keys_with_ttl = self
+            .keys_with_ttl
+            .saturating_add(u64::from(k.expiry_ms.is_some()));
     }
 
     pub fn keys_without_ttl(&self) -> u64 {
-        self.keys - self.keys_with_ttl
+        self.keys.saturating_sub(self.keys_with_ttl)
     }
 }
 
 impl AddAssign<&Counts> for Counts {
     fn add_assign(&mut self, o: &Counts) {
-        self.keys += o.keys;
-        self.elements += o.elements;
-        self.serialized_bytes += o.serialized_bytes;
-        self.memory_bytes += o.memory_bytes;
-        self.keys_with_ttl += o.keys_with_ttl;
+        self.keys = self.keys.saturating_add(o.keys);
+        self.elements = self.elements.saturating_add(o.elements);
+        self.serialized_bytes = self.serialized_bytes.saturating_add(o.serialized_bytes);
+        self.memory_bytes = self.memory_bytes.saturating_add(o.memory_bytes);
+        self.keys_with_ttl = self.keys_with_ttl.saturating_add(o.keys_with_ttl);
     }
 }
 
@@ -93,7 +95,7 @@ impl<K: PartialEq + Copy> Rows<K> {
             Some(i) => i,
             None => {
                 self.0.push((key, Counts::default()));
-                self.0.len() - 1
+                self.0.len().saturating_sub(1)
             }
         };
         &mut self.0[i].1

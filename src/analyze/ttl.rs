@@ -88,15 +88,15 @@ pub struct Tally {
 impl Tally {
     #[inline]
     fn add(&mut self, memory_bytes: u64) {
-        self.keys += 1;
-        self.memory_bytes += memory_bytes;
+        self.keys = self.keys.saturating_add(1);
+        self.memory_bytes = self.memory_bytes.saturating_add(memory_bytes);
     }
 }
 
 impl AddAssign<&Tally> for Tally {
     fn add_assign(&mut self, o: &Tally) {
-        self.keys += o.keys;
-        self.memory_bytes += o.memory_bytes;
+        self.keys = self.keys.saturating_add(o.keys);
+        self.memory_bytes = self.memory_bytes.saturating_add(o.memory_bytes);
     }
 }
 
@@ -153,14 +153,20 @@ impl Ttl {
     fn window_index(&self, k: &KeyStats<'_>) -> Option<usize> {
         let expiry = k.expiry_ms?;
         let ttl = expiry.saturating_sub(self.reference_ms);
-        (ttl > 0 && ttl <= STORM_WINDOW_MS)
-            .then(|| (expiry.div_euclid(MINUTE_MS) - self.window_start) as usize)
+        if ttl <= 0 || ttl > STORM_WINDOW_MS {
+            return None;
+        }
+        let minute = expiry.div_euclid(MINUTE_MS);
+        usize::try_from(minute.checked_sub(self.window_start)?).ok()
     }
 
     /// Adds `t` to the keys expiring in `minute` (Unix ms / 60 000).
     fn add_minute(&mut self, minute: i64, t: &Tally) {
-        match usize::try_from(minute - self.window_start) {
-            Ok(i) if i < WINDOW_MINUTES => {
+        match minute
+            .checked_sub(self.window_start)
+            .and_then(|i| usize::try_from(i).ok())
+        {
+            Some(i) if i < WINDOW_MINUTES => {
                 if self.window.is_empty() {
                     self.window = vec![Tally::default(); WINDOW_MINUTES];
                 }
@@ -186,7 +192,10 @@ impl Ttl {
     /// The `n` minutes in which the most keys expire, as (minute start in Unix ms, tally):
     /// most keys first, then most memory, then earliest.
     pub fn storms(&self, n: usize) -> Vec<(i64, Tally)> {
-        let mut rows: Vec<_> = self.minutes().map(|(m, &t)| (m * MINUTE_MS, t)).collect();
+        let mut rows: Vec<_> = self
+            .minutes()
+            .map(|(m, &t)| (m.saturating_mul(MINUTE_MS), t))
+            .collect();
         rows.sort_unstable_by(|a, b| {
             (b.1.keys, b.1.memory_bytes)
                 .cmp(&(a.1.keys, a.1.memory_bytes))

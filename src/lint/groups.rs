@@ -5,6 +5,7 @@
 use super::keys::{field_of, KeyRules};
 use super::{Finding, LintConfig, LintReport, Rule, RuleSummary, Subject};
 use crate::analysis::Analysis;
+use crate::analyze::figure::{ceil_count, percent, signed};
 use crate::analyze::groups::GroupStats;
 use crate::analyze::ttl::TtlBucket;
 use crate::analyze::Aggregates;
@@ -45,8 +46,8 @@ pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
                 rule: Rule::DbMultiple,
                 db: None,
                 subject: subject(),
-                value: count as i64,
-                threshold: t.max_dbs as i64,
+                value: signed(count),
+                threshold: signed(t.max_dbs),
                 keys: all.keys,
                 memory_bytes: all.memory_bytes,
                 saving_bytes: None,
@@ -57,8 +58,8 @@ pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
                 rule: Rule::ClusterShardTooBig,
                 db: None,
                 subject: subject(),
-                value: all.memory_bytes as i64,
-                threshold: t.shard_max_bytes as i64,
+                value: signed(all.memory_bytes),
+                threshold: signed(t.shard_max_bytes),
                 keys: all.keys,
                 memory_bytes: all.memory_bytes,
                 saving_bytes: None,
@@ -97,7 +98,7 @@ fn ttl_missing(m: &Aggregates) -> Vec<Finding> {
             rule: Rule::TtlMissing,
             db: None,
             subject: Subject::Pattern(name.into()),
-            value: (g.no_ttl_keys * 100 / g.keys) as i64,
+            value: signed(percent(g.no_ttl_keys, g.keys)),
             threshold: 0,
             keys: g.no_ttl_keys,
             memory_bytes: g.no_ttl_memory_bytes,
@@ -132,8 +133,8 @@ fn strings_as_hash(keys: &KeyRules, config: &LintConfig) -> Vec<Finding> {
                 rule: Rule::TypeStringsAsHash,
                 db: None,
                 subject: Subject::Pattern(parent.into()),
-                value: fields.len() as i64,
-                threshold: t.strings_as_hash_fields as i64,
+                value: signed(fields.len() as u64),
+                threshold: signed(t.strings_as_hash_fields),
                 keys: key_count,
                 memory_bytes: memory,
                 saving_bytes: Some(memory.saturating_sub(hashes)),
@@ -144,24 +145,33 @@ fn strings_as_hash(keys: &KeyRules, config: &LintConfig) -> Vec<Finding> {
 
 /// Memory of one listpack hash per entity holding the fields' average values. Entities
 /// are as many as the most common field has keys; an entity's key name is the average
-/// field key minus `:field`. For strings, `elements` is the value length and the
-/// serialized size is a type byte, the key and the value with 1-byte length prefixes.
+/// field key minus `:field`. For strings, `elements` is the value length (decompressed:
+/// what the server holds, whatever the dump stored).
 fn hash_memory(a: Allocator, fields: &[(&[u8], &GroupStats)], delimiter: u64) -> u64 {
     let entities = fields.iter().map(|(_, g)| g.keys).max().unwrap_or(0);
-    if entities == 0 {
-        return 0;
-    }
-    let mut entries = 0;
+    let mut entries = 0u64;
     let mut key_len = 0;
     for (field, g) in fields {
-        let value = g.elements / g.keys;
-        entries +=
-            (field.len() as u64 + ENTRY_OVERHEAD + value + ENTRY_OVERHEAD) * g.keys / entities;
-        let field_key = (g.serialized_bytes - g.elements) / g.keys;
-        key_len = key_len.max(field_key.saturating_sub(3 + field.len() as u64 + delimiter));
+        let field_len = field.len() as u64;
+        let value = g.elements.checked_div(g.keys).unwrap_or(0);
+        let entry = field_len
+            .saturating_add(value)
+            .saturating_add(2 * ENTRY_OVERHEAD);
+        // The field's share of entities: its keys / entities, in u128 so it cannot wrap.
+        let share = u128::from(entry)
+            .saturating_mul(u128::from(g.keys))
+            .checked_div(u128::from(entities))
+            .unwrap_or(0);
+        entries = entries.saturating_add(u64::try_from(share).unwrap_or(u64::MAX));
+        let field_key = g.key_bytes.checked_div(g.keys).unwrap_or(0);
+        key_len = key_len.max(field_key.saturating_sub(field_len.saturating_add(delimiter)));
     }
     // Per entity: a dict entry, the hash's object, its name and its listpack.
-    entities * (DICT_ENTRY + ROBJ + a.sds(key_len) + a.class(entries + LISTPACK_OVERHEAD))
+    let listpack = a.class(entries.saturating_add(LISTPACK_OVERHEAD));
+    let entity = (DICT_ENTRY + ROBJ)
+        .saturating_add(a.sds(key_len))
+        .saturating_add(listpack);
+    entities.saturating_mul(entity)
 }
 
 /// Minutes in which at least `ttl_clustered_keys` keys and `ttl_clustered_percent` of
@@ -174,7 +184,7 @@ fn ttl_clustered(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
         .filter(|(b, _)| !matches!(b, TtlBucket::NoTtl | TtlBucket::Expired))
         .map(|(_, tally)| tally.keys)
         .sum();
-    let share = (expiring as f64 * t.ttl_clustered_percent / 100.0).ceil() as u64;
+    let share = ceil_count(expiring as f64 * t.ttl_clustered_percent / 100.0);
     let threshold = t.ttl_clustered_keys.max(share);
     m.ttl
         .storms(usize::MAX)
@@ -184,8 +194,8 @@ fn ttl_clustered(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
             rule: Rule::TtlClustered,
             db: None,
             subject: Subject::Minute(minute),
-            value: tally.keys as i64,
-            threshold: threshold as i64,
+            value: signed(tally.keys),
+            threshold: signed(threshold),
             keys: tally.keys,
             memory_bytes: tally.memory_bytes,
             saving_bytes: None,
@@ -213,7 +223,7 @@ fn slot_skew(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
             rule: Rule::ClusterSlotSkew,
             db: None,
             subject: Subject::Slot(slot),
-            value: l.memory_bytes as i64,
+            value: signed(l.memory_bytes),
             threshold: slot_bound.ceil() as i64,
             keys: l.keys,
             memory_bytes: l.memory_bytes,
@@ -229,7 +239,7 @@ fn slot_skew(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
                 rule: Rule::ClusterSlotSkew,
                 db: None,
                 subject: Subject::Tag(tag.into()),
-                value: g.memory_bytes as i64,
+                value: signed(g.memory_bytes),
                 threshold: tag_bound.ceil() as i64,
                 keys: g.keys,
                 memory_bytes: g.memory_bytes,

@@ -3,6 +3,7 @@
 //! pattern table that type.strings-as-hash is judged on after the merge.
 
 use super::{Finding, LintConfig, Rule, RuleSummary, Subject};
+use crate::analyze::figure::signed;
 use crate::analyze::groups::CappedTable;
 use crate::analyze::patterns::pattern_of;
 use crate::analyze::prefixes::find_delimiter;
@@ -101,21 +102,21 @@ impl KeyRules {
         if on(Rule::KeySpecialChars) {
             let bad = special_chars(key);
             if bad > 0 {
-                self.found(Rule::KeySpecialChars, k, bad as i64, 0, None);
+                self.found(Rule::KeySpecialChars, k, signed(bad as u64), 0, None);
             }
         }
         if on(Rule::KeyCharset) {
             let bad = outside_charset(key);
             if bad > 0 {
-                self.found(Rule::KeyCharset, k, bad as i64, 0, None);
+                self.found(Rule::KeyCharset, k, signed(bad as u64), 0, None);
             }
         }
         if on(Rule::KeyTooLong) && key.len() as u64 > t.key_max_bytes {
             self.found(
                 Rule::KeyTooLong,
                 k,
-                key.len() as i64,
-                t.key_max_bytes as i64,
+                signed(key.len() as u64),
+                signed(t.key_max_bytes),
                 None,
             );
         }
@@ -131,8 +132,8 @@ impl KeyRules {
             self.found(
                 Rule::BigkeyString,
                 k,
-                elements as i64,
-                t.bigkey_string_bytes as i64,
+                signed(elements),
+                signed(t.bigkey_string_bytes),
                 None,
             );
         }
@@ -140,8 +141,8 @@ impl KeyRules {
             self.found(
                 Rule::BigkeyElements,
                 k,
-                elements as i64,
-                t.bigkey_elements as i64,
+                signed(elements),
+                signed(t.bigkey_elements),
                 None,
             );
         }
@@ -154,8 +155,8 @@ impl KeyRules {
             self.found(
                 Rule::BigkeyExpiring,
                 k,
-                elements as i64,
-                threshold as i64,
+                signed(elements),
+                signed(threshold),
                 None,
             );
         }
@@ -169,8 +170,8 @@ impl KeyRules {
                 self.found(
                     Rule::EncodingJustOverListpack,
                     k,
-                    value as i64,
-                    limit as i64,
+                    signed(value),
+                    signed(limit),
                     Some(saving),
                 );
             }
@@ -182,8 +183,8 @@ impl KeyRules {
             self.found(
                 Rule::EncodingListpackTooLong,
                 k,
-                elements as i64,
-                t.listpack_max_entries as i64,
+                signed(elements),
+                signed(t.listpack_max_entries),
                 None,
             );
         }
@@ -197,8 +198,8 @@ impl KeyRules {
                 self.found(
                     Rule::IdleCold,
                     k,
-                    idle as i64,
-                    t.idle_cold_seconds as i64,
+                    signed(idle),
+                    signed(t.idle_cold_seconds),
                     None,
                 );
             }
@@ -249,11 +250,11 @@ impl KeyRules {
             _ => return None,
         };
         if bytes_over {
-            Some((len as i64, t.json_string_bytes as i64))
+            Some((signed(len), signed(t.json_string_bytes)))
         } else {
             items
                 .filter(|&n| n > t.json_array_items)
-                .map(|n| (n as i64, t.json_array_items as i64))
+                .map(|n| (signed(n), signed(t.json_array_items)))
         }
     }
 
@@ -275,7 +276,10 @@ impl KeyRules {
         };
         let listpack_sets_and_lists = p.family == Family::Valkey || p.version >= Version(7, 2, 0);
         let a = p.allocator;
-        let lp_bytes = k.summary.listpack_estimate + LISTPACK_OVERHEAD;
+        let lp_bytes = k
+            .summary
+            .listpack_estimate
+            .saturating_add(LISTPACK_OVERHEAD);
         let listpack = a.class(lp_bytes);
         let (value, limit, compact) = match (k.redis_type, k.encoding) {
             (RedisType::Hash, "hashtable")
@@ -292,7 +296,11 @@ impl KeyRules {
                 if k.summary.all_integers && n <= m.saturating_mul(l.set_max_intset_entries) =>
             {
                 // An intset header and 8-byte integers at most.
-                (n, l.set_max_intset_entries, a.class(8 + 8 * n))
+                (
+                    n,
+                    l.set_max_intset_entries,
+                    a.class(n.saturating_mul(8).saturating_add(8)),
+                )
             }
             (RedisType::Set, "hashtable")
                 if listpack_sets_and_lists
@@ -306,7 +314,7 @@ impl KeyRules {
                     && list_within(l.list_max_listpack_size, m, n, k.summary.listpack_estimate) =>
             {
                 match l.list_max_listpack_size {
-                    s if s > 0 => (n, s as u64, listpack),
+                    s if s > 0 => (n, s.unsigned_abs(), listpack),
                     s => (lp_bytes, list_node_bytes(s), listpack),
                 }
             }
@@ -314,25 +322,28 @@ impl KeyRules {
         };
         // Compact, the key would cost its dict entry, value object, name and payload.
         let key = a.sds(k.key.len() as u64);
-        let saving = k
-            .memory_bytes
-            .saturating_sub(DICT_ENTRY + ROBJ + key + compact);
+        let saving = k.memory_bytes.saturating_sub(
+            (DICT_ENTRY + ROBJ)
+                .saturating_add(key)
+                .saturating_add(compact),
+        );
         Some((value, limit, saving))
     }
 }
 
 /// Bytes of one list node under a negative `list-max-listpack-size` (-1 = 4 KB … -5 = 64 KB).
 fn list_node_bytes(size: i64) -> u64 {
-    4096u64 << (size.unsigned_abs().clamp(1, 5) - 1)
+    // -1 … -5: 4 KB … 64 KB.
+    4096u64 << size.unsigned_abs().clamp(1, 5).saturating_sub(1)
 }
 
 /// Whether a list of `n` elements whose listpack would take `bytes` fits in one node of
 /// `m` times the `list-max-listpack-size` limit (negative: a byte class, -2 = 8 KB;
 /// positive: entries).
 fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
-    let bytes = bytes + LISTPACK_OVERHEAD;
+    let bytes = bytes.saturating_add(LISTPACK_OVERHEAD);
     match size {
-        s if s > 0 => n <= m.saturating_mul(s as u64) && bytes <= m * 8192,
+        s if s > 0 => n <= m.saturating_mul(s.unsigned_abs()) && bytes <= m.saturating_mul(8192),
         s => bytes <= m.saturating_mul(list_node_bytes(s)),
     }
 }
@@ -343,7 +354,10 @@ pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'
     let at = pattern
         .windows(delimiter.len())
         .rposition(|w| w == delimiter)?;
-    let (parent, field) = (&pattern[..at], &pattern[at + delimiter.len()..]);
+    let (parent, field) = (
+        &pattern[..at],
+        &pattern[at.saturating_add(delimiter.len())..],
+    );
     (!parent.is_empty() && !field.is_empty() && field != b"*").then_some((parent, field))
 }
 
@@ -376,7 +390,7 @@ pub fn special_chars(key: &[u8]) -> usize {
                     _ => c.is_control() || is_invisible(c),
                 })
                 .count();
-            valid + chunk.invalid().len()
+            valid.saturating_add(chunk.invalid().len())
         })
         .sum()
 }
@@ -387,7 +401,7 @@ pub fn outside_charset(key: &[u8]) -> usize {
     let allowed = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
     let outside = key.iter().filter(|b| !allowed(b)).count();
     match key.first() {
-        Some(b) if allowed(b) && !b.is_ascii_alphabetic() => outside + 1,
+        Some(b) if allowed(b) && !b.is_ascii_alphabetic() => outside.saturating_add(1),
         None => 1,
         _ => outside,
     }

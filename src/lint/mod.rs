@@ -7,6 +7,12 @@
 //! as a [`RuleSummary`]: exact counts and sums, and the worst findings up to a cap, so
 //! memory stays bounded whatever the number of violating keys.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 pub mod groups;
 pub mod keys;
 
@@ -348,9 +354,9 @@ impl RuleSummary {
     /// Counts a finding; whether it may be among the worst (then [`RuleSummary::keep`] it).
     #[inline]
     pub fn tally(&mut self, keys: u64, memory_bytes: u64) -> bool {
-        self.findings += 1;
-        self.keys += keys;
-        self.memory_bytes += memory_bytes;
+        self.findings = self.findings.saturating_add(1);
+        self.keys = self.keys.saturating_add(keys);
+        self.memory_bytes = self.memory_bytes.saturating_add(memory_bytes);
         self.cap > 0 && memory_bytes >= self.floor
     }
 
@@ -358,7 +364,7 @@ impl RuleSummary {
     pub fn keep(&mut self, f: Finding) {
         self.worst.push(f);
         // Trim in batches: sorting on every push would cost a log factor per finding.
-        if self.worst.len() >= 2 * self.cap.max(16) {
+        if self.worst.len() >= self.cap.max(16).saturating_mul(2) {
             self.trim();
         }
     }
@@ -378,9 +384,9 @@ impl RuleSummary {
     }
 
     fn merge(&mut self, o: RuleSummary) {
-        self.findings += o.findings;
-        self.keys += o.keys;
-        self.memory_bytes += o.memory_bytes;
+        self.findings = self.findings.saturating_add(o.findings);
+        self.keys = self.keys.saturating_add(o.keys);
+        self.memory_bytes = self.memory_bytes.saturating_add(o.memory_bytes);
         self.worst.extend(o.worst);
         self.trim();
     }

@@ -27,7 +27,7 @@ impl<'data> Bytes<'data> {
     /// Absolute offset of the next byte to be read.
     #[inline]
     pub fn offset(&self) -> u64 {
-        self.origin + self.pos as u64
+        self.origin.saturating_add(self.pos as u64)
     }
 
     /// Position relative to the start of this cursor's slice.
@@ -38,7 +38,7 @@ impl<'data> Bytes<'data> {
 
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.data.len() - self.pos
+        self.data.len().saturating_sub(self.pos)
     }
 
     #[inline]
@@ -75,7 +75,7 @@ impl<'data> Bytes<'data> {
     #[inline]
     pub fn read_u8(&mut self, reading: &'static str) -> Result<u8> {
         let b = self.peek_u8(reading)?;
-        self.pos += 1;
+        self.pos = self.pos.saturating_add(1);
         Ok(b)
     }
 
@@ -86,7 +86,8 @@ impl<'data> Bytes<'data> {
             return Err(self.truncated(reading, len));
         }
         let start = self.pos;
-        self.pos += len as usize;
+        // In bounds: `len` was checked against what remains.
+        self.pos = start.saturating_add(len as usize);
         Ok(&self.data[start..self.pos])
     }
 
@@ -101,6 +102,27 @@ impl<'data> Bytes<'data> {
         let mut out = [0u8; N];
         out.copy_from_slice(bytes);
         Ok(out)
+    }
+
+    /// Signed integers are two's complement in every RDB structure.
+    #[inline]
+    pub fn read_i8(&mut self, reading: &'static str) -> Result<i8> {
+        self.read_array(reading).map(i8::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_i16_le(&mut self, reading: &'static str) -> Result<i16> {
+        self.read_array(reading).map(i16::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_i32_le(&mut self, reading: &'static str) -> Result<i32> {
+        self.read_array(reading).map(i32::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_i64_le(&mut self, reading: &'static str) -> Result<i64> {
+        self.read_array(reading).map(i64::from_le_bytes)
     }
 
     #[inline]

@@ -44,8 +44,9 @@ impl Default for Crc64 {
 /// first `{` to the first `}` after it.
 pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
     let open = key.iter().position(|&b| b == b'{')?;
-    let len = key[open + 1..].iter().position(|&b| b == b'}')?;
-    (len > 0).then(|| &key[open + 1..open + 1 + len])
+    let inside = key.get(open.saturating_add(1)..)?;
+    let len = inside.iter().position(|&b| b == b'}')?;
+    (len > 0).then(|| &inside[..len])
 }
 
 /// The cluster hash slot of a key: CRC16 of its hash tag, or of the whole key.

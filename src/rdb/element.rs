@@ -56,13 +56,12 @@ pub fn parse_canonical_i64(b: &[u8]) -> Option<i64> {
         if !c.is_ascii_digit() {
             return None;
         }
-        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+        v = v
+            .checked_mul(10)?
+            .checked_add(u64::from(c.wrapping_sub(b'0')))?;
     }
     if negative {
-        if v > i64::MAX as u64 + 1 {
-            return None;
-        }
-        Some((v as i64).wrapping_neg())
+        0i64.checked_sub_unsigned(v)
     } else {
         i64::try_from(v).ok()
     }

@@ -26,10 +26,10 @@ pub const MAX_VALKEY_VERSION: u32 = 80;
 
 impl Header {
     pub fn parse(data: &[u8]) -> Result<Header> {
-        let (flavor, digits_at, digits) = if data.starts_with(b"REDIS") {
-            (Flavor::Redis, 5, 4)
+        let (flavor, digits_at, len) = if data.starts_with(b"REDIS") {
+            (Flavor::Redis, 5usize, 9usize)
         } else if data.starts_with(b"VALKEY") {
-            (Flavor::Valkey, 6, 3)
+            (Flavor::Valkey, 6, 9)
         } else if data.len() < 9 {
             return Err(DecodeError::new(
                 0,
@@ -42,7 +42,6 @@ impl Header {
         } else {
             return Err(DecodeError::new(0, "file header", Problem::BadMagic));
         };
-        let len = digits_at + digits;
         let Some(text) = data.get(digits_at..len) else {
             return Err(DecodeError::new(
                 0,
@@ -60,7 +59,10 @@ impl Header {
                 Problem::BadVersion,
             ));
         }
-        let version = text.iter().fold(0u32, |v, d| v * 10 + u32::from(d - b'0'));
+        let version = text.iter().fold(0u32, |v, d| {
+            v.saturating_mul(10)
+                .saturating_add(u32::from(d.saturating_sub(b'0')))
+        });
         let supported = match flavor {
             Flavor::Redis => (1..=MAX_REDIS_VERSION).contains(&version),
             Flavor::Valkey => (MIN_VALKEY_VERSION..=MAX_VALKEY_VERSION).contains(&version),

@@ -19,7 +19,10 @@ impl<'a> Intset<'a> {
             return Err(r.malformed("intset header", format!("invalid element width {width}")));
         }
         let len = r.read_u32_le("intset header")?;
-        let contents = r.read_bytes(u64::from(len) * width as u64, "intset contents")?;
+        let contents = r.read_bytes(
+            u64::from(len).saturating_mul(width as u64),
+            "intset contents",
+        )?;
         if !r.is_empty() {
             return Err(r.malformed("intset contents", "bytes after the last element"));
         }

@@ -115,7 +115,7 @@ pub fn read_length_or_encoding(
             0x81 => LengthOrEncoding::Length(r.read_u64_be(reading)?),
             _ => {
                 return Err(super::error::DecodeError::new(
-                    r.offset() - 1,
+                    r.offset().saturating_sub(1),
                     reading,
                     Problem::BadLengthEncoding(first),
                 ))
@@ -188,13 +188,9 @@ fn read_string_general<'data>(
     let at = r.offset();
     match read_length_or_encoding(r, reading)? {
         LengthOrEncoding::Length(n) => Ok(RdbString::Raw(r.read_bytes(n, reading)?)),
-        LengthOrEncoding::Encoded(0) => Ok(RdbString::Int(i64::from(r.read_u8(reading)? as i8))),
-        LengthOrEncoding::Encoded(1) => {
-            Ok(RdbString::Int(i64::from(r.read_u16_le(reading)? as i16)))
-        }
-        LengthOrEncoding::Encoded(2) => {
-            Ok(RdbString::Int(i64::from(r.read_u32_le(reading)? as i32)))
-        }
+        LengthOrEncoding::Encoded(0) => Ok(RdbString::Int(i64::from(r.read_i8(reading)?))),
+        LengthOrEncoding::Encoded(1) => Ok(RdbString::Int(i64::from(r.read_i16_le(reading)?))),
+        LengthOrEncoding::Encoded(2) => Ok(RdbString::Int(i64::from(r.read_i32_le(reading)?))),
         LengthOrEncoding::Encoded(3) => {
             let clen = read_length(r, reading)?;
             let len = read_length(r, reading)?;

@@ -33,11 +33,12 @@ impl<'a> Listpack<'a> {
                 format!("declares {total} bytes but the blob holds {}", blob.len()),
             ));
         }
-        if blob.len() <= HEADER || blob[blob.len() - 1] != END {
-            return Err(r.malformed("listpack header", "missing 0xFF terminator"));
-        }
+        let entries = match blob.split_last() {
+            Some((&END, body)) if body.len() >= HEADER => &body[HEADER..],
+            _ => return Err(r.malformed("listpack header", "missing 0xFF terminator")),
+        };
         Ok(Listpack {
-            entries: Bytes::new(&blob[HEADER..blob.len() - 1], origin + HEADER as u64),
+            entries: Bytes::new(entries, origin.saturating_add(HEADER as u64)),
             declared_len: (count != u16::MAX).then_some(count),
             total_bytes: blob.len(),
         })
@@ -81,7 +82,7 @@ impl<'a> ListpackIter<'a> {
             let lo = r.read_u8(READING)?;
             let v = (u16::from(b & 0x1f) << 8) | u16::from(lo);
             // 13-bit two's complement.
-            Element::Int(i64::from(((v << 3) as i16) >> 3))
+            Element::Int(i64::from(i16::from_le_bytes((v << 3).to_le_bytes()) >> 3))
         } else if b & 0xf0 == 0xe0 {
             let lo = r.read_u8(READING)?;
             let len = (u64::from(b & 0x0f) << 8) | u64::from(lo);
@@ -92,20 +93,20 @@ impl<'a> ListpackIter<'a> {
                     let len = r.read_u32_le(READING)?;
                     Element::Bytes(r.read_bytes(u64::from(len), READING)?)
                 }
-                0xf1 => Element::Int(i64::from(r.read_u16_le(READING)? as i16)),
+                0xf1 => Element::Int(i64::from(r.read_i16_le(READING)?)),
                 0xf2 => {
                     let x: [u8; 3] = r.read_array(READING)?;
                     Element::Int(i64::from(i32::from_le_bytes([0, x[0], x[1], x[2]]) >> 8))
                 }
-                0xf3 => Element::Int(i64::from(r.read_u32_le(READING)? as i32)),
-                0xf4 => Element::Int(r.read_u64_le(READING)? as i64),
+                0xf3 => Element::Int(i64::from(r.read_i32_le(READING)?)),
+                0xf4 => Element::Int(r.read_i64_le(READING)?),
                 _ => return Err(r.malformed(READING, format!("invalid encoding byte 0x{b:02x}"))),
             }
         };
-        let entry_len = (r.position() - start) as u64;
+        let entry_len = r.position().saturating_sub(start) as u64;
         let backlen = backlen_size(entry_len);
         r.skip(backlen, READING)?;
-        Ok((element, entry_len + backlen))
+        Ok((element, entry_len.saturating_add(backlen)))
     }
 }
 
@@ -149,8 +150,8 @@ pub fn entry_size(element: Element<'_>) -> u64 {
 /// Encoding plus data bytes of a string entry of `len` bytes.
 pub fn string_entry_body(len: u64) -> u64 {
     match len {
-        0..=63 => 1 + len,
-        64..=4095 => 2 + len,
+        0..=63 => len.saturating_add(1),
+        64..=4095 => len.saturating_add(2),
         _ => len.saturating_add(5),
     }
 }
@@ -164,7 +165,7 @@ mod tests {
         for e in entries {
             body.extend_from_slice(e);
         }
-        let total = (HEADER + body.len() + 1) as u32;
+        let total = body.len().saturating_add(HEADER + 1) as u32;
         let mut lp = total.to_le_bytes().to_vec();
         lp.extend_from_slice(&(entries.len() as u16).to_le_bytes());
         lp.extend_from_slice(&body);

@@ -27,7 +27,10 @@ pub fn decompress_into(input: &[u8], expected: u64, offset: u64, out: &mut Vec<u
     }
     // Sized up front only while that stays in proportion to the input; a header claiming
     // an extreme ratio has to prove it, and the buffer grows as the data does.
-    let presized = expected <= (input.len() as u64).saturating_mul(4) + (1 << 20);
+    let presized = expected
+        <= (input.len() as u64)
+            .saturating_mul(4)
+            .saturating_add(1 << 20);
     if presized {
         out.resize(expected as usize, 0);
     }
@@ -64,20 +67,24 @@ fn next_instruction(
     limit: usize,
     offset: u64,
 ) -> Result<Instruction> {
+    // Every sum below is of small numbers (at most 264 for a length, 8192 for a distance)
+    // and positions within `input` or below `limit`; saturating keeps that a fact.
     let start = *i;
-    let fail = |msg: &str| DecodeError::malformed(offset + start as u64, READING, msg);
-    let ctrl = input[start] as usize;
-    let mut at = start + 1;
+    let fail =
+        |msg: &str| DecodeError::malformed(offset.saturating_add(start as u64), READING, msg);
+    let ctrl = usize::from(input[start]);
+    let mut at = start.saturating_add(1);
+    let room = limit.saturating_sub(produced);
     let instruction = if ctrl < 32 {
-        let len = ctrl + 1;
-        if at + len > input.len() {
+        let len = ctrl.saturating_add(1);
+        if len > input.len().saturating_sub(at) {
             return Err(fail("literal run past the end of the compressed data"));
         }
-        if produced + len > limit {
+        if len > room {
             return Err(fail("decompresses to more than the declared length"));
         }
         let literal = Instruction::Literal { at, len };
-        at += len;
+        at = at.saturating_add(len);
         literal
     } else {
         let mut len = ctrl >> 5;
@@ -85,24 +92,22 @@ fn next_instruction(
             let Some(&extra) = input.get(at) else {
                 return Err(fail("back reference length past the end"));
             };
-            len += extra as usize;
-            at += 1;
+            len = len.saturating_add(usize::from(extra));
+            at = at.saturating_add(1);
         }
         let Some(&low) = input.get(at) else {
             return Err(fail("back reference offset past the end"));
         };
-        at += 1;
-        let distance = ((ctrl & 0x1f) << 8) + low as usize + 1;
+        at = at.saturating_add(1);
+        let distance = ((ctrl & 0x1f) << 8 | usize::from(low)).saturating_add(1);
         if distance > produced {
             return Err(fail("back reference before the start of the output"));
         }
-        if produced + len + 2 > limit {
+        let len = len.saturating_add(2);
+        if len > room {
             return Err(fail("decompresses to more than the declared length"));
         }
-        Instruction::BackReference {
-            distance,
-            len: len + 2,
-        }
+        Instruction::BackReference { distance, len }
     };
     *i = at;
     Ok(instruction)
@@ -110,6 +115,12 @@ fn next_instruction(
 
 /// Runs the instruction stream, writing at most `limit` bytes to `out` (already `limit`
 /// long when `presized`, else grown). Returns the bytes written.
+///
+/// The index sums here cannot overflow: [`next_instruction`] has checked every run
+/// against the input and every output position against `limit`, a length the input can
+/// produce (at most 88 times its size), and slicing checks the rest. They stay plain
+/// additions because this is the inner loop of every compressed string.
+#[allow(clippy::arithmetic_side_effects)]
 fn expand(
     input: &[u8],
     limit: usize,
@@ -151,6 +162,7 @@ fn expand(
 /// few bytes long, so they are copied eight bytes at a time (a register, not a `memmove`
 /// call) whenever the source stays at least eight bytes behind and the buffer has room.
 #[inline]
+#[allow(clippy::arithmetic_side_effects)] // Within `out`: see `expand`.
 fn copy_back(out: &mut [u8], op: usize, distance: usize, len: usize) {
     let from = op - distance;
     if distance >= 8 && op + len + 8 <= out.len() {
@@ -176,9 +188,10 @@ pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
     let mut produced = 0usize;
     let mut i = 0usize;
     while i < input.len() {
-        produced += match next_instruction(input, &mut i, produced, limit, offset)? {
+        let len = match next_instruction(input, &mut i, produced, limit, offset)? {
             Instruction::Literal { len, .. } | Instruction::BackReference { len, .. } => len,
         };
+        produced = produced.saturating_add(len);
     }
     if produced as u64 != expected {
         return Err(DecodeError::malformed(

@@ -1,5 +1,11 @@
 //! The RDB decoder: zero-copy readers over a mapped dump, one module per on-disk structure.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 pub mod bytes;
 pub mod checksum;
 pub mod element;

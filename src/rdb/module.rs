@@ -15,8 +15,11 @@ pub struct ModuleId(pub u64);
 impl ModuleId {
     /// The module type's name, as `TYPE key` returns it (e.g. `ReJSON-RL`).
     pub fn name(self) -> String {
-        (0..9)
-            .map(|i| CHARSET[((self.0 >> (58 - 6 * i)) & 63) as usize] as char)
+        // Nine 6-bit characters from the top bits down.
+        (10..=58)
+            .rev()
+            .step_by(6)
+            .map(|shift| CHARSET[((self.0 >> shift) & 63) as usize] as char)
             .collect()
     }
 

@@ -185,11 +185,11 @@ impl<'data> Scanner<'data> {
                     return Ok(Record::Aux { key, value });
                 }
                 opcode::EXPIRETIME_MS => {
-                    expire_ms = Some(self.r.read_u64_le("expire time (ms)")? as i64);
+                    expire_ms = Some(self.r.read_i64_le("expire time (ms)")?);
                 }
                 opcode::EXPIRETIME => {
-                    let secs = self.r.read_u32_le("expire time (s)")? as i32;
-                    expire_ms = Some(i64::from(secs) * 1000);
+                    let secs = self.r.read_i32_le("expire time (s)")?;
+                    expire_ms = Some(i64::from(secs).saturating_mul(1000));
                 }
                 opcode::IDLE => idle_s = Some(read_length(&mut self.r, "LRU idle time")?),
                 opcode::FREQ => lfu_freq = Some(self.r.read_u8("LFU frequency")?),
@@ -241,7 +241,7 @@ impl<'data> Scanner<'data> {
                         key,
                         value_type,
                         offset: at,
-                        serialized_bytes: self.r.offset() - at,
+                        serialized_bytes: self.r.offset().saturating_sub(at),
                         value,
                         value_offset,
                         expire_ms,

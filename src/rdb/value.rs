@@ -228,7 +228,7 @@ fn score_entry_size(score: f64) -> u64 {
         4 // "inf", "-inf", "nan"
     };
     let body = listpack::string_entry_body(text_len);
-    body + listpack::backlen_size(body)
+    body.saturating_add(listpack::backlen_size(body))
 }
 
 /// Parses a score stored as text (`RDB_TYPE_ZSET`): length 253/254/255 mean nan/+inf/-inf.
@@ -272,7 +272,7 @@ fn for_each_listpack(
     for e in lp.iter() {
         let (element, size) = e?;
         f(n, element, size);
-        n += 1;
+        n = n.saturating_add(1);
     }
     Ok((n as u64, lp.total_bytes as u64))
 }
@@ -290,21 +290,21 @@ fn for_each_ziplist(
     for e in zl.iter() {
         let element = e?;
         f(n, element, listpack::entry_size(element));
-        n += 1;
+        n = n.saturating_add(1);
     }
     Ok(n as u64)
 }
 
 /// Pairs container (field/value or member/score) element count must be even.
 fn pairs(n: u64, at: u64, reading: &'static str, per: u64) -> Result<u64> {
-    if n % per != 0 {
+    if n.checked_rem(per) != Some(0) {
         return Err(DecodeError::malformed(
             at,
             reading,
             format!("{n} entries is not a multiple of {per}"),
         ));
     }
-    Ok(n / per)
+    Ok(n.checked_div(per).unwrap_or(0))
 }
 
 fn walk<const DEEP: bool>(
@@ -367,7 +367,8 @@ fn walk<const DEEP: bool>(
                 if DEEP {
                     s.string(&member)?;
                     s.memory.member(member.len());
-                    s.estimate(listpack_entry_size(&member) + score_entry_size(score));
+                    s.estimate(listpack_entry_size(&member));
+                    s.estimate(score_entry_size(score));
                 }
             }
             s.elements = Some(n);
@@ -383,7 +384,8 @@ fn walk<const DEEP: bool>(
                     s.string(&value)?;
                     s.memory.field(field.len(), false);
                     s.memory.value(value.len());
-                    s.estimate(listpack_entry_size(&field) + listpack_entry_size(&value));
+                    s.estimate(listpack_entry_size(&field));
+                    s.estimate(listpack_entry_size(&value));
                 }
             }
             s.elements = Some(n);
@@ -401,14 +403,14 @@ fn walk<const DEEP: bool>(
                 if DEEP {
                     s.string(&field)?;
                     s.string(&value)?;
-                    s.fields_with_ttl += u64::from(ttl != 0);
+                    s.fields_with_ttl = s.fields_with_ttl.saturating_add(u64::from(ttl != 0));
                     s.memory.field(field.len(), ttl != 0);
                     s.memory.value(value.len());
                     // The listpack form stores each field's absolute expiry (0 = none).
                     let expiry_entry = if ttl != 0 { 10 } else { 2 };
-                    s.estimate(
-                        listpack_entry_size(&field) + listpack_entry_size(&value) + expiry_entry,
-                    );
+                    s.estimate(listpack_entry_size(&field));
+                    s.estimate(listpack_entry_size(&value));
+                    s.estimate(expiry_entry);
                 }
             }
             s.elements = Some(n);
@@ -423,7 +425,9 @@ fn walk<const DEEP: bool>(
                 if DEEP {
                     s.string(&field)?;
                     s.string(&value)?;
-                    s.fields_with_ttl += u64::from(expiry != u64::MAX);
+                    s.fields_with_ttl = s
+                        .fields_with_ttl
+                        .saturating_add(u64::from(expiry != u64::MAX));
                     s.memory.member(field.len());
                     s.memory.value(value.len());
                 }
@@ -466,9 +470,9 @@ fn walk<const DEEP: bool>(
                 let node = read_string(r, "quicklist node")?;
                 if DEEP {
                     if plain {
-                        s.plain_nodes += 1;
+                        s.plain_nodes = s.plain_nodes.saturating_add(1);
                         s.string(&node)?;
-                        elements += 1;
+                        elements = elements.saturating_add(1);
                         s.estimate(listpack_entry_size(&node));
                         s.memory.list_node(index, node.len(), None);
                     } else {
@@ -490,14 +494,14 @@ fn walk<const DEEP: bool>(
                         let node_bytes = if vt == ListQuicklist2 {
                             bytes.len() as u64
                         } else {
-                            est + 7
+                            est.saturating_add(7)
                         };
                         let lzf = match node {
                             RdbString::Lzf { compressed, .. } => Some(compressed.len() as u64),
                             _ => None,
                         };
                         s.memory.list_node(index, node_bytes, lzf);
-                        elements += n;
+                        elements = elements.saturating_add(n);
                     }
                 }
             }
@@ -587,14 +591,15 @@ fn summarize_container(
     match vt {
         HashZipmap => {
             let mut zm = Zipmap::parse(bytes, origin)?;
-            let mut n = 0;
+            let mut n = 0u64;
             while let Some((f, v)) = zm.next_pair()? {
                 largest = largest.max(f.len() as u64).max(v.len() as u64);
                 m.field(f.len() as u64, false);
                 m.value(v.len() as u64);
-                est += listpack::entry_size(Element::Bytes(f))
-                    + listpack::entry_size(Element::Bytes(v));
-                n += 1;
+                est = est
+                    .saturating_add(listpack::entry_size(Element::Bytes(f)))
+                    .saturating_add(listpack::entry_size(Element::Bytes(v)));
+                n = n.saturating_add(1);
             }
             s.elements = Some(n);
         }
@@ -611,7 +616,7 @@ fn summarize_container(
                 let e = Element::Int(v);
                 largest = largest.max(e.len());
                 m.member(e.len());
-                est += listpack::entry_size(e);
+                est = est.saturating_add(listpack::entry_size(e));
             }
             s.elements = Some(u64::from(set.len));
         }
@@ -621,7 +626,7 @@ fn summarize_container(
                 largest = largest.max(e.len());
                 ints &= e.is_integer();
                 m.member(e.len());
-                est += size;
+                est = est.saturating_add(size);
             })?;
             s.all_integers = ints;
             s.elements = Some(n);
@@ -632,7 +637,7 @@ fn summarize_container(
                     largest = largest.max(e.len());
                     m.member(e.len());
                 }
-                est += size;
+                est = est.saturating_add(size);
             };
             let n = if vt == ZSetZiplist {
                 for_each_ziplist(bytes, origin, &mut visit)?
@@ -649,7 +654,7 @@ fn summarize_container(
                 } else {
                     m.value(e.len());
                 }
-                est += size;
+                est = est.saturating_add(size);
             };
             let n = if vt == HashZiplist {
                 for_each_ziplist(bytes, origin, &mut visit)?
@@ -659,7 +664,7 @@ fn summarize_container(
             s.elements = Some(pairs(n, origin, "hash entries", 2)?);
         }
         HashListpackEx | HashListpackExPreGa => {
-            let mut with_ttl = 0;
+            let mut with_ttl = 0u64;
             let mut field_len = 0;
             let (n, _) = for_each_listpack(bytes, origin, |i, e, size| {
                 match i % 3 {
@@ -667,14 +672,14 @@ fn summarize_container(
                     1 => m.value(e.len()),
                     _ => {
                         let has_ttl = e != Element::Int(0);
-                        with_ttl += u64::from(has_ttl);
+                        with_ttl = with_ttl.saturating_add(u64::from(has_ttl));
                         m.field(field_len, has_ttl);
                     }
                 }
                 if i % 3 != 2 {
                     largest = largest.max(e.len());
                 }
-                est += size;
+                est = est.saturating_add(size);
             })?;
             s.fields_with_ttl = with_ttl;
             s.elements = Some(pairs(n, origin, "hash entries", 3)?);
@@ -694,6 +699,9 @@ fn walk_stream<const DEEP: bool>(
 ) -> Result<()> {
     let mut st = StreamSummary::default();
     let mut main_rax = crate::memory::facts::RaxCount::default();
+    // Every stream entry takes several listpack entries: a length above this count is a
+    // dump contradicting itself (docs/untrusted-numbers.md).
+    let mut listpack_entries = 0u64;
     let nodes = read_count(r, 2, "stream node count")?;
     for _ in 0..nodes {
         scratch.walked_to(r.offset());
@@ -721,15 +729,24 @@ fn walk_stream<const DEEP: bool>(
                     largest = largest.max(b.len() as u64);
                 }
             });
-            let (_, total) = locate(listed, compressed)?;
+            let (entries, total) = locate(listed, compressed)?;
+            listpack_entries = listpack_entries.saturating_add(entries);
             s.largest_element = largest;
-            st.listpack_bytes += total;
+            st.listpack_bytes = st.listpack_bytes.saturating_add(total);
             s.memory.stream_node(total);
         }
     }
     st.nodes = nodes;
     s.memory.stream_rax_nodes = main_rax.nodes();
+    let at = r.offset();
     let length = read_length(r, "stream length")?;
+    if DEEP && length > listpack_entries {
+        return Err(DecodeError::malformed(
+            at,
+            "stream length",
+            format!("{length} entries claimed, its nodes hold {listpack_entries} listpack entries"),
+        ));
+    }
     st.last_id = (
         read_length(r, "stream last ID")?,
         read_length(r, "stream last ID")?,
@@ -754,7 +771,7 @@ fn walk_stream<const DEEP: bool>(
             r.skip(8, "pending entry delivery time")?;
             read_length(r, "pending entry delivery count")?;
         }
-        st.pending += pel;
+        st.pending = st.pending.saturating_add(pel);
         s.memory.pel(&rax);
         let consumers = read_count(r, 10, "consumer count")?;
         for _ in 0..consumers {
@@ -768,10 +785,10 @@ fn walk_stream<const DEEP: bool>(
             for _ in 0..pending {
                 rax.push(r.read_array::<16>("consumer PEL ID")?);
             }
-            s.memory.consumer_name_bytes += name.len();
+            s.memory.consumer_name_bytes = s.memory.consumer_name_bytes.saturating_add(name.len());
             s.memory.pel(&rax);
         }
-        st.consumers += consumers;
+        st.consumers = st.consumers.saturating_add(consumers);
     }
     st.groups = groups;
     if version >= 4 {

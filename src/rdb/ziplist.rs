@@ -29,11 +29,12 @@ impl<'a> Ziplist<'a> {
                 format!("declares {total} bytes but the blob holds {}", blob.len()),
             ));
         }
-        if blob.len() <= HEADER || blob[blob.len() - 1] != END {
-            return Err(r.malformed("ziplist header", "missing 0xFF terminator"));
-        }
+        let entries = match blob.split_last() {
+            Some((&END, body)) if body.len() >= HEADER => &body[HEADER..],
+            _ => return Err(r.malformed("ziplist header", "missing 0xFF terminator")),
+        };
         Ok(Ziplist {
-            entries: Bytes::new(&blob[HEADER..blob.len() - 1], origin + HEADER as u64),
+            entries: Bytes::new(entries, origin.saturating_add(HEADER as u64)),
             declared_len: (count != u16::MAX).then_some(count),
         })
     }
@@ -66,15 +67,15 @@ impl<'a> ZiplistIter<'a> {
                 Element::Bytes(r.read_bytes(u64::from(len), READING)?)
             }
             _ => match b {
-                0xc0 => Element::Int(i64::from(r.read_u16_le(READING)? as i16)),
-                0xd0 => Element::Int(i64::from(r.read_u32_le(READING)? as i32)),
-                0xe0 => Element::Int(r.read_u64_le(READING)? as i64),
+                0xc0 => Element::Int(i64::from(r.read_i16_le(READING)?)),
+                0xd0 => Element::Int(i64::from(r.read_i32_le(READING)?)),
+                0xe0 => Element::Int(r.read_i64_le(READING)?),
                 0xf0 => {
                     let x: [u8; 3] = r.read_array(READING)?;
                     Element::Int(i64::from(i32::from_le_bytes([0, x[0], x[1], x[2]]) >> 8))
                 }
-                0xfe => Element::Int(i64::from(r.read_u8(READING)? as i8)),
-                0xf1..=0xfd => Element::Int(i64::from(b & 0x0f) - 1),
+                0xfe => Element::Int(i64::from(r.read_i8(READING)?)),
+                0xf1..=0xfd => Element::Int(i64::from((b & 0x0f).saturating_sub(1))),
                 _ => return Err(r.malformed(READING, format!("invalid encoding byte 0x{b:02x}"))),
             },
         })

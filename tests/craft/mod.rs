@@ -103,6 +103,59 @@ impl<W: Write> Rdb<W> {
         Ok(self)
     }
 
+    /// A string key stored LZF-compressed (0xC3): `compressed` must decompress to `len`
+    /// bytes.
+    pub fn set_lzf_string(
+        &mut self,
+        key: &[u8],
+        compressed: &[u8],
+        len: usize,
+    ) -> io::Result<&mut Self> {
+        self.out.write_all(&[0x00])?;
+        self.string(key)?;
+        self.out.write_all(&[0xC3])?;
+        self.out.write_all(&length(compressed.len()))?;
+        self.out.write_all(&length(len))?;
+        self.out.write_all(compressed)?;
+        Ok(self)
+    }
+
+    /// A stream (type 15, `STREAM_LISTPACKS`) of one node holding one entry `f` = `v`,
+    /// whose length field says `length` (1 is the truth), without consumer groups.
+    pub fn set_stream(&mut self, key: &[u8], length: u64) -> io::Result<&mut Self> {
+        self.out.write_all(&[15])?;
+        self.string(key)?;
+        self.out.write_all(&[1])?; // one node
+        self.string(&[0u8; 16])?; // its master ID (0-0)
+                                  // Master entry: count 1, deleted 0, 1 field "f", terminator; the entry: flags
+                                  // (same fields), ms and seq deltas, value "v", its element count.
+        let small = |n: u8| vec![n, 1];
+        let text = |b: u8| vec![0x81, b, 2];
+        let elements = [
+            small(1),
+            small(0),
+            small(1),
+            text(b'f'),
+            small(0),
+            small(2),
+            small(0),
+            small(0),
+            text(b'v'),
+            small(4),
+        ];
+        let body: Vec<u8> = elements.concat();
+        let total = 6 + body.len() + 1;
+        let mut lp = (total as u32).to_le_bytes().to_vec();
+        lp.extend_from_slice(&(elements.len() as u16).to_le_bytes());
+        lp.extend_from_slice(&body);
+        lp.push(0xFF);
+        self.string(&lp)?;
+        self.out.write_all(&[0x81])?; // 64-bit length follows
+        self.out.write_all(&length.to_be_bytes())?;
+        self.out.write_all(&[0, 0, 0])?; // last ID 0-0, no consumer groups
+        Ok(self)
+    }
+
     /// EOF and a zero checksum; returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.out.write_all(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0])?;
