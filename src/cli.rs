@@ -63,7 +63,7 @@ pub struct FilterArgs {
     /// Only keys in this db (repeatable).
     #[arg(long = "db", value_name = "N")]
     pub dbs: Vec<u64>,
-    /// Only keys of this type: string, list, set, zset, hash, stream, module (repeatable).
+    /// Only keys of this type: string, list, set, zset, hash, stream, array, module (repeatable).
     #[arg(long = "type", value_name = "TYPE", value_parser = parse_type)]
     pub types: Vec<RedisType>,
     /// Only keys matching this Redis glob (`user:*`, `h[ae]llo`).
@@ -84,7 +84,9 @@ fn parse_quantum(s: &str) -> Result<u64, String> {
 
 fn parse_type(s: &str) -> Result<RedisType, String> {
     RedisType::from_name(s).ok_or_else(|| {
-        format!("unknown type {s:?}: expected string, list, set, zset, hash, stream or module")
+        format!(
+            "unknown type {s:?}: expected string, list, set, zset, hash, stream, array or module"
+        )
     })
 }
 
@@ -382,7 +384,7 @@ pub struct LintArgs {
     /// bigkey.string: string bytes above this.
     #[arg(long, default_value_t = 10240, value_name = "BYTES")]
     pub bigkey_string_bytes: u64,
-    /// bigkey.elements: hash/list/set/zset/stream elements above this.
+    /// bigkey.elements: hash/list/set/zset/stream/array elements above this.
     #[arg(long, default_value_t = 5000, value_name = "N")]
     pub bigkey_elements: u64,
     /// value.json-string: JSON object/array strings above this many bytes.

@@ -133,7 +133,9 @@ impl ServerProfile {
             (_, 10) => Version(7, 0, 0),
             (_, 11) => Version(7, 2, 0),
             (_, 12) => Version(7, 4, 0),
-            _ => Version(8, 2, 0),
+            (_, 13) => Version(8, 6, 0),
+            (_, 14) => Version(8, 8, 0),
+            _ => Version(8, 10, 0),
         });
         ServerProfile {
             family,
@@ -250,6 +252,7 @@ impl ServerProfile {
                 }
             }
             RedisType::Stream => "stream",
+            RedisType::Array => "sliced-array",
             RedisType::Module => "raw",
         }
     }

@@ -644,6 +644,7 @@ fn mutation_corpus() -> Vec<(String, Vec<u8>)> {
         "peers/rdb-rs-crate-0.4.0",
         "peers/redis-replicator",
         "peers/redis-tests-assets",
+        "modern",
     ] {
         paths.extend(
             rdb_files(&td.join(dir))

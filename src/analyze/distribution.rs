@@ -145,7 +145,7 @@ pub struct TypeDistribution {
 /// One [`TypeDistribution`] per type, indexed like [`crate::rdb::RedisType::ALL`].
 #[derive(Clone, Debug, Default)]
 pub struct Distributions {
-    pub by_type: [TypeDistribution; 7],
+    pub by_type: [TypeDistribution; crate::rdb::RedisType::ALL.len()],
 }
 
 impl Distributions {

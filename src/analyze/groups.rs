@@ -42,7 +42,7 @@ pub struct GroupStats {
     /// Sum of the key names' lengths.
     pub key_bytes: u64,
     /// Indexed by [`type_index`], in the order of [`RedisType::ALL`].
-    pub by_type: [TypeSplit; 7],
+    pub by_type: [TypeSplit; RedisType::ALL.len()],
     pub no_ttl_keys: u64,
     pub no_ttl_memory_bytes: u64,
 }

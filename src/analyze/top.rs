@@ -166,7 +166,7 @@ pub struct TopKeys {
     pub by_elements: TopN,
     pub by_serialized: TopN,
     /// Indexed like [`crate::rdb::RedisType::ALL`].
-    pub by_type: [TopN; 7],
+    pub by_type: [TopN; crate::rdb::RedisType::ALL.len()],
 }
 
 impl TopKeys {

@@ -5,6 +5,7 @@
 //! table, entry in a listpack, member of an intset), because which form the server picks
 //! is decided after the walk, from the counts and sizes seen.
 
+use super::array::ArrayFacts;
 use super::jemalloc::Allocator;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,6 +46,8 @@ pub struct MemoryFacts {
     pub compressed_node_saving: u64,
     /// The saving of the latest compressed node, not yet known to be an inner one.
     pub pending_node_saving: u64,
+    /// A sparse array's slices, directory and heap strings.
+    pub array: ArrayFacts,
 }
 
 /// Listpack nodes of a running stream are created with room for this many bytes

@@ -9,6 +9,7 @@
 //! is copied from Redis: the numbers are facts read from its sources and checked against
 //! real servers (tests/real_server_truth.rs, tests/live_redis.rs).
 
+pub mod array;
 pub mod facts;
 pub mod jemalloc;
 
@@ -339,6 +340,8 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
                 + m.stream_last_node_alloc
                 + groups
         }
+        // An estimate: see `array`.
+        (RedisType::Array, _) => ROBJ + m.array.bytes(a),
         (RedisType::Module, _) => 0,
     }
 }

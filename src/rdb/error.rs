@@ -18,6 +18,8 @@ pub enum Problem {
     UnsupportedVersion(u32),
     /// A value type byte that no known server writes for this RDB version.
     UnknownValueType { byte: u8, version: u32 },
+    /// A value type byte that is known, but whose layout no public source confirms.
+    UnsupportedValueType { byte: u8, name: &'static str },
     /// A byte in a length-encoded position that is not a valid length encoding.
     BadLengthEncoding(u8),
     /// Anything else structurally impossible, described in words.
@@ -71,6 +73,11 @@ impl fmt::Display for Problem {
             Problem::UnknownValueType { byte, version } => {
                 write!(f, "unsupported type {byte} (RDB v{version})")
             }
+            Problem::UnsupportedValueType { byte, name } => write!(
+                f,
+                "unsupported type {byte} ({name}): its on-disk layout is not published, so \
+                 the value cannot be skipped"
+            ),
             Problem::BadLengthEncoding(b) => write!(f, "invalid length encoding byte 0x{b:02x}"),
             Problem::Malformed(m) => f.write_str(m),
         }

@@ -18,8 +18,9 @@ pub struct Header {
     pub len: usize,
 }
 
-/// Highest `REDIS` version any released server writes (Redis 8.x writes 12 and 13).
-pub const MAX_REDIS_VERSION: u32 = 13;
+/// Highest `REDIS` version any released server writes (Redis 8.0–8.4 write 12, 8.6 13,
+/// 8.8 14, 8.10 and the 8.9 pre-releases 15).
+pub const MAX_REDIS_VERSION: u32 = 15;
 /// Valkey's own numbering starts at 80.
 pub const MIN_VALKEY_VERSION: u32 = 80;
 pub const MAX_VALKEY_VERSION: u32 = 80;
@@ -103,6 +104,11 @@ mod tests {
     fn redis_and_valkey_magic() {
         let h = Header::parse(b"REDIS0012\xff").unwrap();
         assert_eq!((h.flavor, h.version, h.len), (Flavor::Redis, 12, 9));
+        let h = Header::parse(b"REDIS0015\xff").unwrap();
+        assert_eq!(
+            (h.flavor, h.version, h.magic().as_str()),
+            (Flavor::Redis, 15, "REDIS0015")
+        );
         let v = Header::parse(b"VALKEY080\xff").unwrap();
         assert_eq!((v.flavor, v.version, v.len), (Flavor::Valkey, 80, 9));
         assert_eq!(v.magic(), "VALKEY080");
@@ -113,6 +119,10 @@ mod tests {
         assert_eq!(
             Header::parse(b"REDIS0099").unwrap_err().problem,
             Problem::UnsupportedVersion(99)
+        );
+        assert_eq!(
+            Header::parse(b"REDIS0016").unwrap_err().problem,
+            Problem::UnsupportedVersion(16)
         );
         assert_eq!(
             Header::parse(b"REDIS00x1").unwrap_err().problem,

@@ -4,7 +4,7 @@
 
 use super::bytes::Bytes;
 use super::error::{DecodeError, Problem, Result};
-use super::header::Header;
+use super::header::{Flavor, Header};
 use super::length::{read_length, read_string, RdbString};
 use super::module::{skip_key_metadata, skip_module_aux, ModuleId};
 use super::value::{skip_value, ReleasePages, Scratch};
@@ -26,6 +26,10 @@ mod opcode {
     pub const SELECTDB: u8 = 254;
     pub const EOF: u8 = 255;
 }
+
+/// `RDB_TYPE_GCRA`: a rate-limiter value written only by Redis builds made with
+/// `ENABLE_GCRA`, whose final layout is not public.
+const GCRA: u8 = 33;
 
 /// One key and its value's location.
 #[derive(Clone, Copy, Debug)]
@@ -219,6 +223,16 @@ impl<'data> Scanner<'data> {
                         size,
                         expires_size,
                     });
+                }
+                GCRA if self.header.flavor == Flavor::Redis => {
+                    return Err(DecodeError::new(
+                        at,
+                        "record type",
+                        Problem::UnsupportedValueType {
+                            byte,
+                            name: "GCRA rate limiter, Redis builds with ENABLE_GCRA only",
+                        },
+                    ));
                 }
                 _ => {
                     let Some(value_type) = ValueType::from_byte(byte, self.header.flavor) else {

@@ -11,7 +11,7 @@ use super::bytes::Bytes;
 use super::element::Element;
 use super::error::{DecodeError, Result};
 use super::intset::Intset;
-use super::length::{read_count, read_length, read_string, RdbString};
+use super::length::{decimal_len, read_count, read_length, read_string, RdbString};
 use super::listpack::{self, Listpack};
 use super::module::{skip_module_value, ModuleId};
 use super::value_type::ValueType;
@@ -524,8 +524,107 @@ fn walk<const DEEP: bool>(
             }
         }
         Stream(version) => walk_stream::<DEEP>(version, r, scratch, s)?,
+        Array => walk_array::<DEEP>(r, scratch, s)?,
     }
     Ok(())
+}
+
+/// A sparse array (type 28): element count, an optional insert cursor, then per element
+/// its index, a tag and the value (string, 8-byte integer or 8-byte double).
+fn walk_array<const DEEP: bool>(
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch<'_>,
+    s: &mut ValueSummary,
+) -> Result<()> {
+    const INDEX: &str = "array element index";
+    const TAG: &str = "array element tag";
+    let at = r.offset();
+    // Each element takes at least an index byte, a tag byte and one byte of value.
+    let count = read_count(r, 3, "array element count")?;
+    if count == 0 {
+        return Err(DecodeError::malformed(
+            at,
+            "array element count",
+            "an array without elements (the server deletes an emptied array)",
+        ));
+    }
+    let at = r.offset();
+    match read_length(r, "array insert cursor flag")? {
+        0 => {}
+        1 => {
+            read_length(r, "array insert cursor")?;
+        }
+        flag => {
+            return Err(DecodeError::malformed(
+                at,
+                "array insert cursor flag",
+                format!("{flag}, expected 0 or 1"),
+            ))
+        }
+    }
+    let alloc = s.memory.alloc;
+    for _ in 0..count {
+        scratch.walked_to(r.offset());
+        let at = r.offset();
+        let index = read_length(r, INDEX)?;
+        if index == u64::MAX {
+            return Err(DecodeError::malformed(
+                at,
+                INDEX,
+                "index 2^64-1 is reserved and never stored",
+            ));
+        }
+        let at = r.offset();
+        match read_length(r, TAG)? {
+            // A heap string (0) or a short inline one (3): the same bytes on disk.
+            tag @ (0 | 3) => {
+                let v = read_string(r, "array string element")?;
+                if DEEP {
+                    s.string(&v)?;
+                    s.memory.array.string(alloc, index, v.len(), tag == 3);
+                }
+            }
+            1 => {
+                let v = r.read_u64_le("array integer element")? as i64;
+                if DEEP {
+                    s.element_len(decimal_len(v));
+                    s.memory.array.integer(alloc, index, v);
+                }
+            }
+            2 => {
+                let v = f64::from_le_bytes(r.read_array("array float element")?);
+                if DEEP {
+                    s.element_len(float_text_len(v));
+                    s.memory.array.double(alloc, index);
+                }
+            }
+            tag => {
+                return Err(DecodeError::malformed(
+                    at,
+                    TAG,
+                    format!("unknown tag {tag} (0-3: string, integer, double, short string)"),
+                ))
+            }
+        }
+    }
+    if DEEP {
+        s.elements = Some(count);
+        s.all_integers = false;
+    }
+    Ok(())
+}
+
+/// Length of the text an array returns for a double: the shortest form that reads back
+/// as the same value, with `.0` after integral values.
+fn float_text_len(v: f64) -> u64 {
+    if !v.is_finite() {
+        return if v.is_sign_negative() && !v.is_nan() {
+            4
+        } else {
+            3
+        };
+    }
+    ryu::Buffer::new().format_finite(v).len() as u64
 }
 
 /// The memory facts of a container's elements, or nothing when they cannot matter.
@@ -789,6 +888,11 @@ fn walk_stream<const DEEP: bool>(
             s.memory.pel(&rax);
         }
         st.consumers = st.consumers.saturating_add(consumers);
+        if version >= 5 {
+            // Entries released with XNACK: listed again by ID, already counted in the PEL.
+            let nacked = read_count(r, 16, "consumer group NACK count")?;
+            r.skip(nacked.saturating_mul(16), "NACK entry ID")?;
+        }
     }
     st.groups = groups;
     if version >= 4 {

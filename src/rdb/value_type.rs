@@ -11,17 +11,20 @@ pub enum RedisType {
     ZSet,
     Hash,
     Stream,
+    /// Redis 8.8+ sparse array (`AR*` commands).
+    Array,
     Module,
 }
 
 impl RedisType {
-    pub const ALL: [RedisType; 7] = [
+    pub const ALL: [RedisType; 8] = [
         RedisType::String,
         RedisType::List,
         RedisType::Set,
         RedisType::ZSet,
         RedisType::Hash,
         RedisType::Stream,
+        RedisType::Array,
         RedisType::Module,
     ];
 
@@ -33,6 +36,7 @@ impl RedisType {
             RedisType::ZSet => "zset",
             RedisType::Hash => "hash",
             RedisType::Stream => "stream",
+            RedisType::Array => "array",
             RedisType::Module => "module",
         }
     }
@@ -59,7 +63,7 @@ pub enum ValueType {
     ZSetZiplist,
     HashZiplist,
     ListQuicklist,
-    /// Stream, layout versions 1–4 (types 15, 19, 21, 26).
+    /// Stream, layout versions 1–5 (types 15, 19, 21, 26, 27).
     Stream(u8),
     HashListpack,
     ZSetListpack,
@@ -75,6 +79,8 @@ pub enum ValueType {
     HashListpackEx,
     /// Valkey 9 hash whose fields may carry TTLs (type 22 under the VALKEY magic).
     ValkeyHash2,
+    /// Redis 8.8+ sparse array (type 28).
+    Array,
 }
 
 impl ValueType {
@@ -109,6 +115,8 @@ impl ValueType {
             24 if flavor == Flavor::Redis => HashMetadata,
             25 if flavor == Flavor::Redis => HashListpackEx,
             26 if flavor == Flavor::Redis => Stream(4),
+            27 if flavor == Flavor::Redis => Stream(5),
+            28 if flavor == Flavor::Redis => Array,
             _ => return None,
         })
     }
@@ -123,6 +131,7 @@ impl ValueType {
             HashPlain | HashZipmap | HashZiplist | HashListpack | HashMetadataPreGa
             | HashListpackExPreGa | HashMetadata | HashListpackEx | ValkeyHash2 => RedisType::Hash,
             Stream(_) => RedisType::Stream,
+            Array => RedisType::Array,
             ModulePreGa | Module2 => RedisType::Module,
         }
     }
@@ -148,7 +157,8 @@ impl ValueType {
             Stream(1) => "stream_listpacks",
             Stream(2) => "stream_listpacks_2",
             Stream(3) => "stream_listpacks_3",
-            Stream(_) => "stream_listpacks_4",
+            Stream(4) => "stream_listpacks_4",
+            Stream(_) => "stream_listpacks_5",
             HashListpack => "hash_listpack",
             ZSetListpack => "zset_listpack",
             ListQuicklist2 => "list_quicklist_2",
@@ -158,6 +168,7 @@ impl ValueType {
             HashMetadata => "hash_metadata",
             HashListpackEx => "hash_listpack_ex",
             ValkeyHash2 => "hash_2",
+            Array => "array",
         }
     }
 }

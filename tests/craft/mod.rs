@@ -1,6 +1,6 @@
 //! Writing small RDB files byte by byte, for tests whose answers are known in advance:
-//! RDB 9 (`REDIS0009`), string and plain set values, optional expiries and aux fields,
-//! checksum written as zero (disabled).
+//! RDB 9 (`REDIS0009`) or a chosen version, string and plain set values, RDB 14 sparse
+//! arrays, optional expiries and aux fields, checksum written as zero (disabled).
 
 #![allow(dead_code)]
 
@@ -11,22 +11,56 @@ pub struct Rdb<W: Write> {
     out: W,
 }
 
-fn length(n: usize) -> Vec<u8> {
+/// One element of a sparse array (type 28), as its tag stores it.
+#[derive(Clone, Copy, Debug)]
+pub enum ArrayValue<'a> {
+    /// Tag 0: a heap string.
+    Str(&'a [u8]),
+    /// Tag 1: an 8-byte integer.
+    Int(i64),
+    /// Tag 2: an 8-byte double.
+    Float(f64),
+    /// Tag 3: a short string held inline.
+    Short(&'a [u8]),
+}
+
+pub fn length(n: usize) -> Vec<u8> {
+    long_length(n as u64)
+}
+
+/// A length in the shortest encoding, including the 64-bit one.
+pub fn long_length(n: u64) -> Vec<u8> {
     match n {
         0..=63 => vec![n as u8],
         64..=16383 => vec![0x40 | (n >> 8) as u8, n as u8],
-        _ => {
+        16384..=0xffff_ffff => {
             let mut v = vec![0x80];
             v.extend_from_slice(&(n as u32).to_be_bytes());
+            v
+        }
+        _ => {
+            let mut v = vec![0x81];
+            v.extend_from_slice(&n.to_be_bytes());
             v
         }
     }
 }
 
 impl<W: Write> Rdb<W> {
-    pub fn new(mut out: W) -> io::Result<Self> {
-        out.write_all(b"REDIS0009")?;
+    pub fn new(out: W) -> io::Result<Self> {
+        Self::with_version(out, 9)
+    }
+
+    /// A `REDIS` file of RDB version `version` (at most 9999).
+    pub fn with_version(mut out: W, version: u32) -> io::Result<Self> {
+        write!(out, "REDIS{version:04}")?;
         Ok(Rdb { out })
+    }
+
+    /// Bytes written as they are: a record the builder has no method for.
+    pub fn raw(&mut self, bytes: &[u8]) -> io::Result<&mut Self> {
+        self.out.write_all(bytes)?;
+        Ok(self)
     }
 
     fn string(&mut self, s: &[u8]) -> io::Result<()> {
@@ -89,6 +123,48 @@ impl<W: Write> Rdb<W> {
         self.out.write_all(&length(members.len()))?;
         for m in members {
             self.string(m)?;
+        }
+        Ok(self)
+    }
+
+    /// A sparse array key (type 28, RDB 14+): elements in the order given, with the
+    /// insert cursor when `cursor` is set.
+    pub fn set_array(
+        &mut self,
+        key: &[u8],
+        elements: &[(u64, ArrayValue<'_>)],
+        cursor: Option<u64>,
+    ) -> io::Result<&mut Self> {
+        self.out.write_all(&[28])?;
+        self.string(key)?;
+        self.out.write_all(&length(elements.len()))?;
+        match cursor {
+            Some(c) => {
+                self.out.write_all(&[1])?;
+                self.out.write_all(&long_length(c))?;
+            }
+            None => self.out.write_all(&[0])?,
+        }
+        for &(index, value) in elements {
+            self.out.write_all(&long_length(index))?;
+            match value {
+                ArrayValue::Str(s) => {
+                    self.out.write_all(&[0])?;
+                    self.string(s)?;
+                }
+                ArrayValue::Int(v) => {
+                    self.out.write_all(&[1])?;
+                    self.out.write_all(&v.to_le_bytes())?;
+                }
+                ArrayValue::Float(v) => {
+                    self.out.write_all(&[2])?;
+                    self.out.write_all(&v.to_le_bytes())?;
+                }
+                ArrayValue::Short(s) => {
+                    self.out.write_all(&[3])?;
+                    self.string(s)?;
+                }
+            }
         }
         Ok(self)
     }
