@@ -585,7 +585,7 @@ fn walk_array<const DEEP: bool>(
                 }
             }
             1 => {
-                let v = r.read_u64_le("array integer element")? as i64;
+                let v = i64::from_le_bytes(r.read_array("array integer element")?);
                 if DEEP {
                     s.element_len(decimal_len(v));
                     s.memory.array.integer(alloc, index, v);
