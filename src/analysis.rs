@@ -182,8 +182,8 @@ fn analyze_one<A: Aggregator>(
     }
     let info = pass.info;
     let error = pass.damage.map(|d| {
-        let described = d.describe(&name);
-        progress.error(&format!("rdbscope: {described}"));
+        let described = d.describe();
+        progress.error(&format!("rdbscope: {name}: {described}"));
         described
     });
     if let ChecksumVerdict::Mismatch { stored, computed } = info.checksum {

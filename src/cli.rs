@@ -36,7 +36,7 @@ pub enum Command {
     Prefixes(PrefixesArgs),
     /// One row per key, streamed in file order.
     Keys(KeysArgs),
-    /// Header, aux fields, databases, functions and checksum verdict of a dump.
+    /// Header, aux fields, databases, functions and checksum verdict of each dump.
     Info(InfoArgs),
     /// Check keys against Redis key-design rules (docs/lint.md). Exit 1 when a finding is
     /// at or above --fail-on.
@@ -337,9 +337,9 @@ pub enum InfoFormat {
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Dump file (`-` for standard input).
-    #[arg(value_name = "DUMP")]
-    pub dump: PathBuf,
+    /// Dump files, each described on its own (`-` for standard input).
+    #[arg(required = true, value_name = "DUMP")]
+    pub dumps: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: InfoFormat,
     #[command(flatten)]

@@ -64,9 +64,9 @@ pub struct Damage {
 }
 
 impl Damage {
-    /// One line: what, where, and the last key read whole.
-    pub fn describe(&self, name: &str) -> String {
-        let mut msg = format!("{name}: {}", self.error);
+    /// One line: what, where, and the last key read whole (the dump's name not included).
+    pub fn describe(&self) -> String {
+        let mut msg = self.error.to_string();
         match &self.last_key {
             Some((db, key)) => msg.push_str(&format!(
                 "; last good key: \"{}\" (db {db}); {} keys read before the damage",

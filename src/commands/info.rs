@@ -1,4 +1,4 @@
-//! `rdbscope info`: what the dump says about itself.
+//! `rdbscope info`: what each dump says about itself.
 
 use super::{keep_verdict, Outcome};
 use crate::cli::{InfoArgs, InfoFormat};
@@ -6,12 +6,68 @@ use crate::input::Dump;
 use crate::memory::{db_overhead, DumpMemory};
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
-use crate::scan::ChecksumVerdict;
+use crate::scan::{ChecksumVerdict, DumpInfo};
+use serde_json::Value;
 use std::io::{self, Write};
+use std::path::Path;
 
+/// Every dump in turn: text blocks one after the other, or JSON (one object, an array of
+/// them for several dumps). A dump that cannot be opened is named on stderr and skipped.
 pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let dump = Dump::open(&args.dump)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", args.dump.display())))?;
+    let mut outcome = Outcome::Clean;
+    let mut text = String::new();
+    let mut docs = Vec::new();
+    for path in &args.dumps {
+        let (name, info, memory, damage) = match describe(path, args) {
+            Ok(described) => described,
+            Err(e) if args.dumps.len() > 1 => {
+                eprintln!("rdbscope: {e}");
+                outcome = Outcome::Failed;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(damage) = damage {
+            eprintln!("rdbscope: {name}: {damage}");
+            outcome = Outcome::Failed;
+        }
+        if matches!(info.checksum, ChecksumVerdict::Mismatch { .. }) {
+            eprintln!("rdbscope: {name}: CRC64 mismatch");
+            outcome = Outcome::Failed;
+        }
+        match args.format {
+            InfoFormat::Text => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&info::text(&name, &info, &memory));
+            }
+            InfoFormat::Json => docs.push(info::json(&name, &info, &memory)),
+        }
+    }
+    let written = match args.format {
+        InfoFormat::Text => out.write_all(text.as_bytes()),
+        InfoFormat::Json => {
+            let doc = match docs.len() {
+                1 => docs.pop().unwrap_or_default(),
+                _ => Value::Array(docs),
+            };
+            serde_json::to_writer_pretty(&mut out, &doc)
+                .map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+        }
+    };
+    keep_verdict(written.and_then(|()| out.flush()), outcome)
+}
+
+/// One pass over the dump at `path`: its name, what it says, the model's memory, and the
+/// damage that stopped the pass if any.
+fn describe(
+    path: &Path,
+    args: &InfoArgs,
+) -> io::Result<(String, DumpInfo, DumpMemory, Option<String>)> {
+    let dump = Dump::open(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let name = dump.display_name();
     let options = Options {
         verify_checksum: true,
@@ -51,22 +107,5 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
             .sum(),
         used_mem_aux: info.aux_value("used-mem").and_then(|v| v.parse().ok()),
     };
-    let mut outcome = Outcome::Clean;
-    if let Some(damage) = &pass.damage {
-        eprintln!("rdbscope: {}", damage.describe(&name));
-        outcome = Outcome::Failed;
-    }
-    if matches!(info.checksum, ChecksumVerdict::Mismatch { .. }) {
-        eprintln!("rdbscope: {name}: CRC64 mismatch");
-        outcome = Outcome::Failed;
-    }
-    let written = match args.format {
-        InfoFormat::Text => out.write_all(info::text(&name, &info, &memory).as_bytes()),
-        InfoFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &info::json(&name, &info, &memory))
-                .map_err(io::Error::from)
-                .and_then(|()| out.write_all(b"\n"))
-        }
-    };
-    keep_verdict(written.and_then(|()| out.flush()), outcome)
+    Ok((name, info, memory, pass.damage.map(|d| d.describe())))
 }

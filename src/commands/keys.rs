@@ -43,7 +43,7 @@ pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
         )?;
         if let Some(damage) = &pass.damage {
             out.flush()?;
-            progress.error(&format!("rdbscope: {}", damage.describe(&name)));
+            progress.error(&format!("rdbscope: {name}: {}", damage.describe()));
             outcome = Outcome::Failed;
         }
         if let ChecksumVerdict::Mismatch { stored, computed } = pass.info.checksum {

@@ -29,7 +29,7 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
     let analysis = match &args.out_dir {
         None => analysis::analyze(&args.dumps, &options, &progress, None, make)?,
         Some(dir) => {
-            fs::create_dir_all(dir).map_err(|e| in_file(dir, e))?;
+            create_out_dir(dir)?;
             let path = dir.join("keys.csv");
             // Rows go to a new file, renamed over `keys.csv` once complete. The previous
             // run's file (hundreds of megabytes for a big dump) is deleted meanwhile on
@@ -95,6 +95,34 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
         .and_then(|()| out.write_all(b"\n")),
     };
     keep_verdict(written.and_then(|()| out.flush()), outcome)
+}
+
+/// `dir`, created with its parents when missing; a file in the way is named as such.
+fn create_out_dir(dir: &Path) -> io::Result<()> {
+    let existing = dir.ancestors().find(|p| p.exists());
+    if let Some(file) = existing.filter(|p| !p.is_dir()) {
+        let what = if file == dir {
+            "is a file".to_string()
+        } else {
+            format!("{} is a file", file.display())
+        };
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "--out-dir {}: {what}, not a directory (name a directory; it is created when missing)",
+                dir.display()
+            ),
+        ));
+    }
+    fs::create_dir_all(dir).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "--out-dir {}: cannot create the directory: {e}",
+                dir.display()
+            ),
+        )
+    })
 }
 
 fn in_file(path: &Path, e: io::Error) -> io::Error {

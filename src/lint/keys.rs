@@ -260,7 +260,8 @@ impl KeyRules {
 
     /// When `k` has a big encoding (hashtable, skiplist, quicklist) although it is within
     /// the margin of the limits that would make it compact: (value, limit, estimated
-    /// saving). Value and limit are entries, or for lists over a byte limit, bytes.
+    /// saving). Value and limit are those of the limit the key is over: entries, or the
+    /// bytes of its longest element (of a list node for lists under a byte limit).
     fn just_over_listpack(&self, k: &KeyStats<'_>) -> Option<(u64, u64, u64)> {
         // Most keys are compact or strings: decided before any estimate is made.
         if !matches!(k.encoding, "hashtable" | "skiplist" | "quicklist") {
@@ -274,6 +275,14 @@ impl KeyRules {
         let within = |entries: u64, value: u64| {
             n <= m.saturating_mul(entries) && largest <= m.saturating_mul(value)
         };
+        // The limit that made the encoding big: entries, else the longest element.
+        let over = |entries: u64, value: u64| {
+            if n > entries || largest <= value {
+                (n, entries)
+            } else {
+                (largest, value)
+            }
+        };
         let listpack_sets_and_lists = p.family == Family::Valkey || p.version >= Version(7, 2, 0);
         let a = p.allocator;
         let lp_bytes = k
@@ -285,12 +294,14 @@ impl KeyRules {
             (RedisType::Hash, "hashtable")
                 if within(l.hash_max_listpack_entries, l.hash_max_listpack_value) =>
             {
-                (n, l.hash_max_listpack_entries, listpack)
+                let (value, limit) = over(l.hash_max_listpack_entries, l.hash_max_listpack_value);
+                (value, limit, listpack)
             }
             (RedisType::ZSet, "skiplist")
                 if within(l.zset_max_listpack_entries, l.zset_max_listpack_value) =>
             {
-                (n, l.zset_max_listpack_entries, listpack)
+                let (value, limit) = over(l.zset_max_listpack_entries, l.zset_max_listpack_value);
+                (value, limit, listpack)
             }
             (RedisType::Set, "hashtable")
                 if k.summary.all_integers && n <= m.saturating_mul(l.set_max_intset_entries) =>
@@ -306,7 +317,8 @@ impl KeyRules {
                 if listpack_sets_and_lists
                     && within(l.set_max_listpack_entries, l.set_max_listpack_value) =>
             {
-                (n, l.set_max_listpack_entries, listpack)
+                let (value, limit) = over(l.set_max_listpack_entries, l.set_max_listpack_value);
+                (value, limit, listpack)
             }
             (RedisType::List, "quicklist")
                 if listpack_sets_and_lists
@@ -314,7 +326,8 @@ impl KeyRules {
                     && list_within(l.list_max_listpack_size, m, n, k.summary.listpack_estimate) =>
             {
                 match l.list_max_listpack_size {
-                    s if s > 0 => (n, s.unsigned_abs(), listpack),
+                    s if s > 0 && n > s.unsigned_abs() => (n, s.unsigned_abs(), listpack),
+                    s if s > 0 => (lp_bytes, LIST_NODE_SAFETY_BYTES, listpack),
                     s => (lp_bytes, list_node_bytes(s), listpack),
                 }
             }
@@ -331,6 +344,9 @@ impl KeyRules {
     }
 }
 
+/// Bytes a list node holds at most under a positive `list-max-listpack-size` (entries).
+const LIST_NODE_SAFETY_BYTES: u64 = 8192;
+
 /// Bytes of one list node under a negative `list-max-listpack-size` (-1 = 4 KB … -5 = 64 KB).
 fn list_node_bytes(size: i64) -> u64 {
     // -1 … -5: 4 KB … 64 KB.
@@ -343,7 +359,10 @@ fn list_node_bytes(size: i64) -> u64 {
 fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
     let bytes = bytes.saturating_add(LISTPACK_OVERHEAD);
     match size {
-        s if s > 0 => n <= m.saturating_mul(s.unsigned_abs()) && bytes <= m.saturating_mul(8192),
+        s if s > 0 => {
+            n <= m.saturating_mul(s.unsigned_abs())
+                && bytes <= m.saturating_mul(LIST_NODE_SAFETY_BYTES)
+        }
         s => bytes <= m.saturating_mul(list_node_bytes(s)),
     }
 }

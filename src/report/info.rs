@@ -1,6 +1,7 @@
 //! `rdbscope info` output: text for people, JSON for scripts.
 
 use super::escape::escape_key;
+use super::tables::utc_seconds;
 use super::text_table::{Keep, TextTable};
 use crate::memory::DumpMemory;
 use crate::scan::{ChecksumVerdict, DumpInfo};
@@ -26,6 +27,11 @@ fn aux_pairs(info: &DumpInfo) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The model against `used-mem`, for a dump read whole only.
+fn difference_percent(info: &DumpInfo, memory: &DumpMemory) -> Option<f64> {
+    memory.difference_percent().filter(|_| info.error.is_none())
+}
+
 pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
     let mut out = String::new();
     let mut line = |k: &str, v: String| out.push_str(&format!("{k:<16} {v}\n"));
@@ -42,22 +48,38 @@ pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
             format!("{:?} {}", p.family, p.version).to_lowercase(),
         );
     }
+    if let Some(ctime) = info
+        .aux_value("ctime")
+        .and_then(|v| v.trim().parse::<i64>().ok())
+    {
+        line("written (ctime)", utc_seconds(ctime.saturating_mul(1000)));
+    }
     line("file bytes", info.file_bytes.to_string());
     line("keys", info.keys.to_string());
     line(
         "memory (model)",
         format!(
-            "{} = keys {} + db overhead {}",
+            "{} = keys {} + db overhead {}{}",
             memory.total(),
             memory.keys_bytes,
-            memory.overhead_bytes
+            memory.overhead_bytes,
+            if info.error.is_some() {
+                " (the keys read before the damage)"
+            } else {
+                ""
+            }
         ),
     );
-    if let (Some(used), Some(diff)) = (memory.used_mem_aux, memory.difference_percent()) {
-        line(
+    match (memory.used_mem_aux, difference_percent(info, memory)) {
+        (Some(used), Some(diff)) => line(
             "used-mem (aux)",
             format!("{used} (the server's used_memory at save; model {diff:+.1}%, which also counts the server's own baseline)"),
-        );
+        ),
+        (Some(used), None) => line(
+            "used-mem (aux)",
+            format!("{used} (the server's used_memory at save; not compared: the dump was not read whole)"),
+        ),
+        (None, _) => {}
     }
     line("checksum", checksum_text(&info.checksum));
     if info.trailing_bytes > 0 {
@@ -144,7 +166,7 @@ pub fn json(name: &str, info: &DumpInfo, memory: &DumpMemory) -> Value {
             "overhead_bytes": memory.overhead_bytes,
             "total_bytes": memory.total(),
             "used_mem_aux": memory.used_mem_aux,
-            "difference_percent": memory.difference_percent(),
+            "difference_percent": difference_percent(info, memory),
         },
         "file_bytes": info.file_bytes,
         "trailing_bytes": info.trailing_bytes,

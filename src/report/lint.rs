@@ -166,7 +166,10 @@ pub fn summary_table(r: &LintReport) -> String {
         ]);
     }
     t.align_left(5).names_in(5, Keep::Start);
-    format!("Lint summary\n{t}\n")
+    format!(
+        "Lint summary\n{t}\n\
+         findings: the keys, patterns, minutes, slots or files breaking a rule; keys: the keys they cover\n"
+    )
 }
 
 /// The summary table, the kept findings, and the advice of each rule that fired.
@@ -202,7 +205,21 @@ pub fn tables(r: &LintReport) -> String {
         ]);
     }
     if r.findings().next().is_some() {
-        let _ = write!(out, "\nFindings (worst first per rule)\n{t}\n\nAdvice\n");
+        let _ = writeln!(out, "\nFindings (worst first per rule)\n{t}");
+        let cut: Vec<String> = r
+            .rules
+            .iter()
+            .filter(|(_, s)| s.findings > s.worst.len() as u64)
+            .map(|(rule, s)| format!("{} {} of {}", rule.id(), s.worst.len(), s.findings))
+            .collect();
+        if !cut.is_empty() {
+            let _ = writeln!(
+                out,
+                "Listed: the worst findings of each rule up to --max-findings ({}); the summary counts them all",
+                cut.join(", ")
+            );
+        }
+        out.push_str("\nAdvice\n");
         for (rule, _) in r.rules.iter().filter(|(_, s)| s.findings > 0) {
             let _ = writeln!(out, "  {}: {}", rule.id(), rule.advice());
         }

@@ -36,7 +36,7 @@ pub fn bytes(n: u64) -> String {
 }
 
 /// `2024-11-21T22:03:05Z`.
-fn utc_seconds(ms: i64) -> String {
+pub fn utc_seconds(ms: i64) -> String {
     let mut t = iso_utc(ms).get(..19).unwrap_or_default().to_string();
     t.push('Z');
     t
@@ -262,6 +262,20 @@ pub fn dump_notes(out: &mut String, files: &[FileSummary]) {
     notes_section(out, &file_notes(files));
 }
 
+/// What the TTL classes are measured from: the `ctime` a dump records, else the time of
+/// the analysis.
+fn ttl_title(files: &[FileSummary]) -> String {
+    let with_ctime = files.iter().filter(|f| f.ctime.is_some()).count();
+    let from = match (with_ctime, files.len()) {
+        (1, 1) => "the dump's ctime",
+        (w, n) if w == n => "each dump's ctime",
+        (0, 1) => "the time of the analysis: the dump has no ctime",
+        (0, _) => "the time of the analysis: the dumps have no ctime",
+        _ => "each dump's ctime, or the time of the analysis for those without",
+    };
+    format!("TTL (from {from})")
+}
+
 /// The whole report.
 pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> String {
     let m = &a.merged;
@@ -303,14 +317,14 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
             cumulative,
         ]);
     }
-    section(&mut out, "TTL (from the dump's ctime)", t);
+    section(&mut out, &ttl_title(&a.files), t);
 
     let storms = m.ttl.storms(10);
     if !storms.is_empty() {
-        let mut t = table(&["minute (UTC)", "keys expiring", "memory"], 1);
+        let mut t = table(&["minute", "keys expiring", "memory"], 1);
         for (ms, tally) in storms {
             t.add_row(vec![
-                iso_utc(ms).get(..16).unwrap_or_default().replace('T', " "),
+                format!("{}Z", iso_utc(ms).get(..16).unwrap_or_default()),
                 tally.keys.to_string(),
                 bytes(tally.memory_bytes),
             ]);
