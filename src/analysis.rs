@@ -149,7 +149,7 @@ fn analyze_one<A: Aggregator>(
 ) -> io::Result<(FileSummary, Option<A>)> {
     let name = path.display().to_string();
     progress.set_message(&name);
-    let dump = match Dump::open(path) {
+    let dump = match Dump::open(path, &options.spool) {
         Ok(d) => d,
         Err(e) => {
             progress.error(&format!("rdbscope: {name}: {e}"));

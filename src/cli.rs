@@ -3,6 +3,7 @@
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::top::Metric;
 use crate::filter::{glob_to_regex, KeyFilter};
+use crate::input::SpoolOptions;
 use crate::lint::{LintConfig, Rule, Severity, Thresholds};
 use crate::pipeline::Options;
 use crate::progress::ProgressMode;
@@ -125,8 +126,51 @@ pub struct CommonArgs {
     /// (Debian, Ubuntu).
     #[arg(long, value_name = "BYTES", value_parser = parse_quantum)]
     pub malloc_quantum: Option<u64>,
+    /// Where compressed dumps and standard input are spooled before they are read: an
+    /// unnamed temporary file as large as the decompressed dump, deleted on exit (default:
+    /// $TMPDIR, else /tmp). rdbscope refuses to fill the directory's free space.
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<PathBuf>,
+    /// Refuse to spool more than this many bytes (e.g. 20GB, 512MiB, 1.5G; K, M, G, T are
+    /// powers of 1000, KiB, MiB, GiB, TiB of 1024).
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
+    pub max_spool: Option<u64>,
     #[command(flatten)]
     pub filter: FilterArgs,
+}
+
+/// A byte count with an optional unit: `1500`, `10GB`, `1.5M`, `512KiB` (K, M, G, T and
+/// KB… are powers of 1000; KiB, MiB, GiB, TiB powers of 1024; case-insensitive).
+pub fn parse_byte_size(s: &str) -> Result<u64, String> {
+    let text = s.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "m" | "mb" => 1_000_000,
+        "g" | "gb" => 1_000_000_000,
+        "t" | "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "{s:?}: unknown unit (K, M, G, T, KiB, MiB, GiB, TiB)"
+            ))
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a number of bytes, e.g. 10GB or 512MiB"))?;
+    let bytes = (value * scale as f64).round();
+    if !(0.0..=u64::MAX as f64).contains(&bytes) {
+        return Err(format!("{s:?}: out of range"));
+    }
+    Ok(bytes as u64)
 }
 
 fn invalid(message: String) -> io::Error {
@@ -172,7 +216,15 @@ impl CommonArgs {
             overrides: self.overrides()?,
             filter: self.filter()?,
             key_limit: None,
+            spool: self.spool(),
         })
+    }
+
+    pub fn spool(&self) -> SpoolOptions {
+        SpoolOptions {
+            dir: self.tmpdir.clone(),
+            max_bytes: self.max_spool,
+        }
     }
 }
 
@@ -244,7 +296,8 @@ pub enum ReportFormat {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Dump files, one per cluster shard for a merged report (`-` for standard input).
+    /// Dump files, one per cluster shard for a merged report (`-` for standard input;
+    /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     /// Also write summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv
@@ -275,7 +328,8 @@ pub enum ListFormat {
 
 #[derive(Args, Debug)]
 pub struct TopArgs {
-    /// Dump files, one per cluster shard for a merged ranking (`-` for standard input).
+    /// Dump files, one per cluster shard for a merged ranking (`-` for standard input;
+    /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     /// How many keys.
@@ -294,7 +348,8 @@ pub struct TopArgs {
 
 #[derive(Args, Debug)]
 pub struct PrefixesArgs {
-    /// Dump files, one per cluster shard for a merged rollup (`-` for standard input).
+    /// Dump files, one per cluster shard for a merged rollup (`-` for standard input;
+    /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     /// Roll up by key pattern (ids collapsed to `*`) instead of by prefix.
@@ -315,7 +370,8 @@ pub struct PrefixesArgs {
 
 #[derive(Args, Debug)]
 pub struct KeysArgs {
-    /// Dump files (`-` for standard input).
+    /// Dump files (`-` for standard input;
+    /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "csv")]
@@ -337,7 +393,8 @@ pub enum InfoFormat {
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Dump files, each described on its own (`-` for standard input).
+    /// Dump files, each described on its own (`-` for standard input; gzip, zstd, LZ4, xz
+    /// and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
@@ -486,7 +543,8 @@ pub enum LintFormat {
 
 #[derive(Args, Debug)]
 pub struct LintCommandArgs {
-    /// Dump files, one per cluster shard for a merged check (`-` for standard input).
+    /// Dump files, one per cluster shard for a merged check (`-` for standard input;
+    /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
@@ -502,4 +560,28 @@ pub struct LintCommandArgs {
     pub common: CommonArgs,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_byte_size;
+
+    #[test]
+    fn byte_sizes_take_decimal_and_binary_units() {
+        let ok = [
+            ("1500", 1500),
+            ("10GB", 10_000_000_000),
+            ("1.5M", 1_500_000),
+            ("512KiB", 524_288),
+            ("64 mib", 67_108_864),
+            ("2T", 2_000_000_000_000),
+            ("7b", 7),
+        ];
+        for (text, bytes) in ok {
+            assert_eq!(parse_byte_size(text), Ok(bytes), "{text}");
+        }
+        for bad in ["", "GB", "-5", "10 parsecs", "1e999"] {
+            assert!(parse_byte_size(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -11,7 +11,7 @@
 
 use crate::analyze::KeyStats;
 use crate::filter::KeyFilter;
-use crate::input::Dump;
+use crate::input::{Dump, SpoolOptions};
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::report::escape::escape_key;
@@ -33,6 +33,8 @@ pub struct Options {
     pub filter: KeyFilter,
     /// Stop after this many keys (filtered ones included).
     pub key_limit: Option<u64>,
+    /// Where compressed input and standard input are spooled.
+    pub spool: SpoolOptions,
 }
 
 /// What is left of [`Options::key_limit`] as batches are scanned.
@@ -61,12 +63,19 @@ pub struct Damage {
     /// Keys after the damaged one were folded too (later chunks of its batch, analysed
     /// beside it): what folding fed holds more keys than `consume` received.
     pub folded_past: bool,
+    /// The compressed input broke there: why (see [`crate::input::Cut`]).
+    pub input: Option<String>,
 }
 
 impl Damage {
-    /// One line: what, where, and the last key read whole (the dump's name not included).
+    /// One line: what, where, why the input broke there (compressed input), and the last
+    /// key read whole (the dump's name not included).
     pub fn describe(&self) -> String {
         let mut msg = self.error.to_string();
+        if let Some(input) = &self.input {
+            msg.push_str("; ");
+            msg.push_str(input);
+        }
         match &self.last_key {
             Some((db, key)) => msg.push_str(&format!(
                 "; last good key: \"{}\" (db {db}); {} keys read before the damage",
@@ -209,6 +218,7 @@ impl<'data> Handover<'data> {
                     last_key: last.as_ref().map(owned_key),
                     keys_read: self.done + at as u64,
                     folded_past: ci + 1 < count,
+                    input: None,
                 }));
             }
         }
@@ -304,13 +314,26 @@ where
         });
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
-    let damage = value_damage.or_else(|| {
+    let mut damage = value_damage.or_else(|| {
         info.error.clone().map(|error| Damage {
             error,
             last_key: info.last_key.clone(),
             keys_read: info.keys,
             folded_past: false,
+            input: None,
         })
     });
+    if let Some(cut) = dump.cut() {
+        // The dump read so far ends where decompression broke: the scan's error (most
+        // often a truncation at that offset) says what was cut, the input's why.
+        let d = damage.get_or_insert_with(|| Damage {
+            error: DecodeError::malformed(cut.offset, "compressed input", "after the dump's end"),
+            last_key: info.last_key.clone(),
+            keys_read: info.keys,
+            folded_past: false,
+            input: None,
+        });
+        d.input = Some(cut.to_string());
+    }
     Ok(Pass { info, damage })
 }

@@ -66,7 +66,7 @@ fn describe(
     path: &Path,
     args: &InfoArgs,
 ) -> io::Result<(String, DumpInfo, DumpMemory, Option<String>)> {
-    let dump = Dump::open(path)
+    let dump = Dump::open(path, &args.common.spool())
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let name = dump.display_name();
     let options = Options {

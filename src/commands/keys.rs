@@ -16,7 +16,7 @@ pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
     let mut outcome = Outcome::Clean;
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
     for path in &args.dumps {
-        let dump = match Dump::open(path) {
+        let dump = match Dump::open(path, &options.spool) {
             Ok(d) => d,
             Err(e) => {
                 progress.error(&format!("rdbscope: {}: {e}", path.display()));
