@@ -5,9 +5,9 @@
 # against `MEMORY USAGE key SAMPLES 0` of the server that held it, per type/encoding
 # (the server's), over:
 #   fixtures  the dumps in testdata/real/ and their *.truth.jsonl (Redis 7.0.15 run with
-#             --malloc-quantum 16, list:compressed with list-compress-depth=1), and
+#             --allocator jemalloc-16, list:compressed with list-compress-depth=1), and
 #   live      tests/live_memory.rs: a Debian redis-server 7.0.15 filled with random data of
-#             every type and encoding, read before SAVE, rdbscope run with --malloc-quantum 16
+#             every type and encoding, read before SAVE, rdbscope run with default flags
 #             (db 1's DEBUG POPULATE strings shown apart).
 # Percentiles are nearest-rank, as in the tests. Below the tables: the live dataset's total,
 # `rdbscope info` memory.total_bytes against used_memory - used_memory_startup.
@@ -59,7 +59,7 @@ def line(label, errors):
 
 titles = {
     "fixtures": "Fixture dumps (testdata/real: Redis 7.0.15, 7.4.1, 8.0-m01, Valkey 8.0.1)",
-    "live": "Live Debian redis-server 7.0.15 (tests/live_memory.rs, --malloc-quantum 16)",
+    "live": "Live Debian redis-server 7.0.15 (tests/live_memory.rs, default flags: jemalloc-16 detected)",
 }
 for source in ("fixtures", "live"):
     encodings = sorted(enc for (src, enc) in rows if src == source)

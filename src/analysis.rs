@@ -10,6 +10,7 @@
 //! hands back in file order carry only what must stay ordered: the `keys.csv` rows and the
 //! bytes done for the progress bar.
 
+use crate::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats, Source};
 use crate::input::Dump;
@@ -36,6 +37,9 @@ pub struct FileSummary {
     pub ctime: Option<i64>,
     /// The `used-mem` aux field: the server's `used_memory` when it wrote the dump.
     pub used_mem: Option<u64>,
+    /// The allocator the memory model used, and how it was chosen (`None` when the dump
+    /// could not be opened).
+    pub allocator: Option<AllocatorChoice>,
     pub file_bytes: u64,
     /// Keys read, before filters.
     pub keys_scanned: u64,
@@ -163,6 +167,11 @@ fn analyze_one<A: Aggregator>(
     if path == Path::new("-") {
         progress.add_length(dump.len() as u64);
     }
+    let allocator = choose_allocator(&dump, &options.overrides);
+    let options = &Options {
+        overrides: allocator.apply_to(&options.overrides),
+        ..options.clone()
+    };
     let (ctime, profile) = dump_context(&dump, &options.overrides);
     let source = Source {
         file: index,
@@ -201,6 +210,7 @@ fn analyze_one<A: Aggregator>(
         used_mem: info
             .aux_value("used-mem")
             .and_then(|v| v.trim().parse().ok()),
+        allocator: Some(allocator),
         file_bytes: info.file_bytes,
         keys_scanned: info.keys,
         reference_ms: source.reference_ms,
@@ -270,6 +280,7 @@ fn empty_summary(name: String) -> FileSummary {
         server_version: None,
         ctime: None,
         used_mem: None,
+        allocator: None,
         file_bytes: 0,
         keys_scanned: 0,
         reference_ms: 0,

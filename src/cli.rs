@@ -5,11 +5,12 @@ use crate::analyze::top::Metric;
 use crate::filter::{glob_to_regex, KeyFilter};
 use crate::input::SpoolOptions;
 use crate::lint::{LintConfig, Rule, Severity, Thresholds};
+use crate::memory::allocator::Allocator;
 use crate::pipeline::Options;
 use crate::progress::ProgressMode;
 use crate::rdb::RedisType;
 use crate::report::keys::{Compat, KeysFormat};
-use crate::server::{ProfileOverrides, Version};
+use crate::server::{AllocatorSetting, ProfileOverrides, Version};
 use clap::{Args, Parser, Subcommand};
 use std::io;
 use std::num::NonZeroUsize;
@@ -75,10 +76,19 @@ pub struct FilterArgs {
     pub regex: Option<String>,
 }
 
-fn parse_quantum(s: &str) -> Result<u64, String> {
+fn parse_allocator(s: &str) -> Result<AllocatorSetting, String> {
     match s {
-        "8" => Ok(8),
-        "16" => Ok(16),
+        "auto" => Ok(AllocatorSetting::Auto),
+        _ => Allocator::parse(s)
+            .map(AllocatorSetting::Fixed)
+            .ok_or_else(|| format!("{s:?}: expected auto, jemalloc, jemalloc-16 or libc")),
+    }
+}
+
+fn parse_quantum(s: &str) -> Result<AllocatorSetting, String> {
+    match s {
+        "8" => Ok(AllocatorSetting::Fixed(Allocator::Jemalloc)),
+        "16" => Ok(AllocatorSetting::Fixed(Allocator::Jemalloc16)),
         _ => Err(format!("{s:?}: jemalloc's quantum is 8 or 16")),
     }
 }
@@ -121,11 +131,15 @@ pub struct CommonArgs {
     /// One threshold, as `name=value` (repeatable; applied after --config).
     #[arg(long, value_name = "NAME=VALUE")]
     pub config_set: Vec<String>,
-    /// jemalloc's quantum in the server's build: 8 for Redis's bundled jemalloc (official
-    /// builds, Docker images), 16 for distribution packages linking the system jemalloc
-    /// (Debian, Ubuntu).
-    #[arg(long, value_name = "BYTES", value_parser = parse_quantum)]
-    pub malloc_quantum: Option<u64>,
+    /// The server's allocator: `jemalloc` (Redis's bundled one, 8-byte quantum: official
+    /// builds, Docker images), `jemalloc-16` (a distribution's system jemalloc: Debian,
+    /// Ubuntu), `libc` (glibc malloc builds), or `auto`: the one whose modelled total best
+    /// matches the dump's `used-mem`.
+    #[arg(long, value_name = "NAME", value_parser = parse_allocator, default_value = "auto")]
+    pub allocator: AllocatorSetting,
+    /// jemalloc's quantum, 8 or 16: the same as `--allocator jemalloc` / `jemalloc-16`.
+    #[arg(long, value_name = "BYTES", value_parser = parse_quantum, conflicts_with = "allocator")]
+    pub malloc_quantum: Option<AllocatorSetting>,
     /// Where compressed dumps and standard input are spooled before they are read: an
     /// unnamed temporary file as large as the decompressed dump, deleted on exit (default:
     /// $TMPDIR, else /tmp). rdbscope refuses to fill the directory's free space.
@@ -188,7 +202,7 @@ impl CommonArgs {
                         .ok_or_else(|| invalid(format!("--redis-version {v:?} is not X.Y.Z")))
                 })
                 .transpose()?,
-            malloc_quantum: self.malloc_quantum,
+            allocator: self.malloc_quantum.unwrap_or(self.allocator),
             config: Vec::new(),
         };
         if let Some(path) = &self.config {

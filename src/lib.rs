@@ -3,6 +3,7 @@
 //! [`rdb`] decodes (zero-copy, bounds-checked), [`server`] models what a server would make
 //! of each value, [`analyze`] computes per-key statistics, [`report`] writes them.
 
+pub mod allocator_detection;
 pub mod analysis;
 pub mod analyze;
 pub mod cli;

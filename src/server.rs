@@ -6,7 +6,7 @@
 //! path of Redis's `rdbLoadObject` (7.0–8.x) and Valkey 8/9; the thresholds are the
 //! compiled-in defaults (read with `CONFIG GET` on Debian's 7.0.15) unless overridden.
 
-use crate::memory::jemalloc::Allocator;
+use crate::memory::allocator::{sds_header, Allocator};
 use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -41,7 +41,7 @@ pub struct ServerProfile {
     pub family: Family,
     pub version: Version,
     pub limits: EncodingLimits,
-    /// How the server's allocator rounds (see `memory::jemalloc`).
+    /// The allocator the server was built with (see `memory::allocator`).
     pub allocator: Allocator,
     /// When the dump was written (`ctime` aux field), for TTLs relative to it.
     pub saved_at_ms: Option<i64>,
@@ -150,6 +150,32 @@ impl ServerProfile {
         self.version >= Version(major, minor, 0)
     }
 
+    /// Valkey 8.1 embeds each key in its value object and keeps the keyspace and the
+    /// set, hash and sorted-set tables in its open-addressing `hashtable`.
+    pub fn valkey_embedded_keys(&self) -> bool {
+        self.family == Family::Valkey && self.at_least(8, 1)
+    }
+
+    /// Valkey 9 also embeds a string value in its object without the value pointer.
+    pub fn valkey_9(&self) -> bool {
+        self.family == Family::Valkey && self.at_least(9, 0)
+    }
+
+    /// Whether a string of `len` bytes under a key of `key_len` bytes is held as `embstr`.
+    fn embeds_string(&self, len: u64, key_len: u64) -> bool {
+        if self.valkey_9() {
+            // Object header (8), the key (its header-size byte, sds header, bytes, NUL)
+            // and an sds8 value: up to 128 bytes.
+            let object = 8 + 1 + sds_header(key_len) + key_len + 1 + 3 + len + 1;
+            object <= 128
+        } else if self.valkey_embedded_keys() {
+            // robj (16), the key counted as its bytes plus 3, the value plus 4: up to 64.
+            16 + key_len + 3 + len + 4 <= 64
+        } else {
+            len <= 44
+        }
+    }
+
     /// Listpack-based compact encodings arrived in 7.0; before, the same role was ziplist's.
     fn compact(&self) -> &'static str {
         if self.at_least(7, 0) {
@@ -164,8 +190,9 @@ impl ServerProfile {
         self.family == Family::Valkey || self.at_least(7, 2)
     }
 
-    /// What `OBJECT ENCODING` would answer for this value once this server loaded it.
-    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary) -> &'static str {
+    /// What `OBJECT ENCODING` would answer for this value, under a key of `key_len` bytes,
+    /// once this server loaded it.
+    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary, key_len: u64) -> &'static str {
         use ValueType::*;
         let l = &self.limits;
         let elements = s.elements.unwrap_or(0);
@@ -173,7 +200,7 @@ impl ServerProfile {
             RedisType::String => {
                 if s.string_is_integer {
                     "int"
-                } else if elements <= 44 {
+                } else if self.embeds_string(elements, key_len) {
                     "embstr"
                 } else {
                     "raw"
@@ -258,12 +285,20 @@ impl ServerProfile {
     }
 }
 
+/// How the allocator is chosen: `--allocator auto` (the default) or a named one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AllocatorSetting {
+    #[default]
+    Auto,
+    Fixed(Allocator),
+}
+
 /// What the user says about the server, over what the dump says: `--redis-version`,
-/// `--malloc-quantum`, and configuration (`--config redis.conf`, `--config-set name=value`).
+/// `--allocator`, and configuration (`--config redis.conf`, `--config-set name=value`).
 #[derive(Clone, Debug, Default)]
 pub struct ProfileOverrides {
     pub version: Option<Version>,
-    pub malloc_quantum: Option<u64>,
+    pub allocator: AllocatorSetting,
     /// `(name, value)` pairs in the order given; later ones win.
     pub config: Vec<(String, String)>,
 }
@@ -273,8 +308,8 @@ impl ProfileOverrides {
         if let Some(v) = self.version {
             p.version = v;
         }
-        if let Some(q) = self.malloc_quantum {
-            p.allocator.quantum = q;
+        if let AllocatorSetting::Fixed(a) = self.allocator {
+            p.allocator = a;
         }
         for (name, value) in &self.config {
             // Validated when the overrides were built; unknown names are ignored.
@@ -404,18 +439,21 @@ mod tests {
             largest_element: 10,
             ..Default::default()
         };
-        assert_eq!(p.loaded_encoding(ValueType::ZSetBinary, &small), "listpack");
+        assert_eq!(
+            p.loaded_encoding(ValueType::ZSetBinary, &small, 1),
+            "listpack"
+        );
         let long_member = ValueSummary {
             largest_element: 65,
             ..small.clone()
         };
         assert_eq!(
-            p.loaded_encoding(ValueType::ZSetBinary, &long_member),
+            p.loaded_encoding(ValueType::ZSetBinary, &long_member, 1),
             "skiplist"
         );
         let old = ServerProfile::detect(Flavor::Redis, 9, Some("5.0.7"), None);
         assert_eq!(
-            old.loaded_encoding(ValueType::ZSetBinary, &small),
+            old.loaded_encoding(ValueType::ZSetBinary, &small, 1),
             "ziplist"
         );
     }

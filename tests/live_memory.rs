@@ -1,5 +1,6 @@
 //! The memory model against a live `redis-server` (Debian's 7.0.15, which links the system
-//! jemalloc: `--malloc-quantum 16`).
+//! jemalloc, 16-byte quantum: rdbscope runs with default flags and must tell that from the
+//! dump's `used-mem`).
 //!
 //! A fixed-seed PRNG fills db 0 with a few hundred keys of random sizes in every type and
 //! encoding 7.0 produces (and keys on each side of every encoding threshold, and 100k-element
@@ -805,12 +806,20 @@ fn memory_model_matches_a_live_redis_server() {
             .collect();
         assert_eq!(encodings.len(), 1, "{prefix}*: {encodings:?}");
     }
-    let rows = rdbscope_rows(&dump, &["--malloc-quantum", "16"]);
-    let info_json: Value = serde_json::from_slice(&rdbscope(
-        &["info", "--format", "json", "--malloc-quantum", "16"],
-        &dump,
-    ))
-    .expect("rdbscope info json");
+    // Default flags: the allocator (Debian's system jemalloc, 16-byte quantum) is told
+    // from the dump's used-mem.
+    let rows = rdbscope_rows(&dump, &[]);
+    let info_json: Value = serde_json::from_slice(&rdbscope(&["info", "--format", "json"], &dump))
+        .expect("rdbscope info json");
+    assert_eq!(
+        (
+            &info_json["allocator"]["name"],
+            &info_json["allocator"]["chosen_by"]
+        ),
+        (&Value::from("jemalloc-16"), &Value::from("detected")),
+        "{}",
+        info_json["allocator"]
+    );
     let total = info_json["memory"]["total_bytes"]
         .as_u64()
         .expect("memory.total_bytes");

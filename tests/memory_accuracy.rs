@@ -48,7 +48,7 @@ fn measure() -> BTreeMap<String, Vec<Error>> {
             // Debian's 7.0.15 package links the system jemalloc (16-byte quantum); the
             // other servers were built from source with the bundled one.
             if name.starts_with("redis-7.0") {
-                profile.allocator.quantum = 16;
+                profile.allocator = rdbscope::memory::allocator::Allocator::Jemalloc16;
             }
             // The fixture generator wrote this one list with `list-compress-depth 1`.
             if record.key.to_cow().unwrap().as_ref() == b"list:compressed" {

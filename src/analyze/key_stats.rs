@@ -101,7 +101,7 @@ impl<'data> KeyStats<'data> {
             &mut self.summary,
         )?;
         let summary = &self.summary;
-        let encoding = profile.loaded_encoding(record.value_type, summary);
+        let encoding = profile.loaded_encoding(record.value_type, summary, self.key.len() as u64);
         self.db = record.db;
         self.slot = hash_slot(&self.key);
         self.redis_type = redis_type;
@@ -124,6 +124,19 @@ impl<'data> KeyStats<'data> {
             _ => None,
         };
         Ok(())
+    }
+
+    /// What the key adds to the server's `used_memory`: [`KeyStats::memory_bytes`] and
+    /// the size-class rounding `MEMORY USAGE` leaves out.
+    pub fn used_memory_bytes(&self) -> u64 {
+        self.memory_bytes.saturating_add(memory::sizeof_rounding(
+            self.summary.memory.alloc,
+            self.redis_type,
+            self.encoding,
+            self.elements.unwrap_or(0),
+            self.summary.list_nodes,
+            self.expiry_ms.is_some(),
+        ))
     }
 
     /// What `TYPE key` answers: the Redis type, or a module type's own name.

@@ -1,9 +1,10 @@
 //! `rdbscope info`: what each dump says about itself.
 
 use super::{keep_verdict, Outcome};
+use crate::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::cli::{InfoArgs, InfoFormat};
 use crate::input::Dump;
-use crate::memory::{db_overhead, DumpMemory};
+use crate::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
 use crate::scan::{ChecksumVerdict, DumpInfo};
@@ -18,7 +19,7 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
     let mut text = String::new();
     let mut docs = Vec::new();
     for path in &args.dumps {
-        let (name, info, memory, damage) = match describe(path, args) {
+        let (name, info, memory, allocator, damage) = match describe(path, args) {
             Ok(described) => described,
             Err(e) if args.dumps.len() > 1 => {
                 eprintln!("rdbscope: {e}");
@@ -40,9 +41,9 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
                 if !text.is_empty() {
                     text.push('\n');
                 }
-                text.push_str(&info::text(&name, &info, &memory));
+                text.push_str(&info::text(&name, &info, &memory, &allocator));
             }
-            InfoFormat::Json => docs.push(info::json(&name, &info, &memory)),
+            InfoFormat::Json => docs.push(info::json(&name, &info, &memory, &allocator)),
         }
     }
     let written = match args.format {
@@ -65,47 +66,51 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
 fn describe(
     path: &Path,
     args: &InfoArgs,
-) -> io::Result<(String, DumpInfo, DumpMemory, Option<String>)> {
+) -> io::Result<(
+    String,
+    DumpInfo,
+    DumpMemory,
+    AllocatorChoice,
+    Option<String>,
+)> {
     let dump = Dump::open(path, &args.common.spool())
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let name = dump.display_name();
+    let overrides = args.common.overrides()?;
+    let allocator = choose_allocator(&dump, &overrides);
     let options = Options {
         verify_checksum: true,
-        overrides: args.common.overrides()?,
+        overrides: allocator.apply_to(&overrides),
         ..Options::default()
     };
     let mut keys_bytes = 0u64;
     let pass = pipeline::run(
         &dump,
         &options,
-        Folding::new(
-            || 0u64,
-            |sum, key| {
-                *sum += key.memory_bytes
-                    + crate::memory::sizeof_rounding(
-                        key.summary.memory.alloc,
-                        key.redis_type,
-                        key.encoding,
-                        key.elements.unwrap_or(0),
-                        key.summary.list_nodes,
-                        key.expiry_ms.is_some(),
-                    )
-            },
-        ),
+        Folding::new(|| 0u64, |sum, key| *sum += key.used_memory_bytes()),
         |sum| {
             keys_bytes += sum;
             Ok(())
         },
     )?;
     let info = pass.info;
+    let profile = info.profile().map(|p| options.overrides.apply(p));
     let memory = DumpMemory {
         keys_bytes,
-        overhead_bytes: info
-            .dbs
-            .values()
-            .map(|d| db_overhead(d.keys, d.expires))
-            .sum(),
+        overhead_bytes: profile.map_or(0, |p| {
+            info.dbs
+                .values()
+                .map(|d| db_overhead(&p, d.keys, d.expires))
+                .sum()
+        }),
+        baseline_bytes: profile.map_or(0, |p| server_baseline(&p)),
         used_mem_aux: info.aux_value("used-mem").and_then(|v| v.parse().ok()),
     };
-    Ok((name, info, memory, pass.damage.map(|d| d.describe())))
+    Ok((
+        name,
+        info,
+        memory,
+        allocator,
+        pass.damage.map(|d| d.describe()),
+    ))
 }

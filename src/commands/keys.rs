@@ -1,9 +1,10 @@
 //! `rdbscope keys`: one row per key, streamed in file order.
 
 use super::Outcome;
+use crate::allocator_detection::choose_allocator;
 use crate::cli::KeysArgs;
 use crate::input::Dump;
-use crate::pipeline::{self, Folding};
+use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
 use crate::scan::ChecksumVerdict;
@@ -26,6 +27,10 @@ pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
         };
         let name = dump.display_name();
         progress.set_message(&name);
+        let options = Options {
+            overrides: choose_allocator(&dump, &options.overrides).apply_to(&options.overrides),
+            ..options.clone()
+        };
         let pass = pipeline::run(
             &dump,
             &options,

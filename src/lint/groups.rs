@@ -9,7 +9,7 @@ use crate::analyze::figure::{ceil_count, percent, signed};
 use crate::analyze::groups::GroupStats;
 use crate::analyze::ttl::TtlBucket;
 use crate::analyze::Aggregates;
-use crate::memory::jemalloc::Allocator;
+use crate::memory::allocator::Allocator;
 use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use std::collections::BTreeMap;
 

@@ -9,7 +9,7 @@ use crate::analyze::patterns::pattern_of;
 use crate::analyze::prefixes::find_delimiter;
 use crate::analyze::{KeyStats, Source};
 use crate::invisible::is_invisible;
-use crate::memory::jemalloc::Allocator;
+use crate::memory::allocator::Allocator;
 use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::rdb::RedisType;
 use crate::server::{Family, ServerProfile, Version};

@@ -19,7 +19,7 @@
 //!   7 bytes cost nothing more; longer strings are an `arString` (a 2-byte length header,
 //!   8 bytes from 32 KiB on, then the bytes).
 
-use super::jemalloc::Allocator;
+use super::allocator::Allocator;
 use crate::rdb::length::decimal_len;
 
 /// `sizeof(redisArray)`.
@@ -144,7 +144,7 @@ fn slice_bytes(alloc: Allocator, (_, count, low, high): (u64, u64, u64, u64)) ->
 mod tests {
     use super::*;
 
-    const A: Allocator = Allocator { quantum: 8 };
+    const A: Allocator = Allocator::Jemalloc;
 
     #[test]
     fn one_short_string() {

@@ -5,8 +5,8 @@
 //! table, entry in a listpack, member of an intset), because which form the server picks
 //! is decided after the walk, from the counts and sizes seen.
 
+use super::allocator::{sds_header, Allocator};
 use super::array::ArrayFacts;
-use super::jemalloc::Allocator;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryFacts {
@@ -21,6 +21,14 @@ pub struct MemoryFacts {
     pub field_mstr: u64,
     /// Σ allocations of hash values as sds strings.
     pub value_sds: u64,
+    /// Σ allocations of Valkey 8.1+ hash entries: the field with its value embedded, or
+    /// with a pointer to a separate value sds (counted here too).
+    pub valkey_hash_entries: u64,
+    /// Σ expected allocations of Valkey 9 skiplist nodes, which embed their member, over
+    /// the random node levels, in 1/1000 bytes.
+    pub valkey9_zset_nodes_millis: u64,
+    /// Length of the latest hash field, which the next value belongs to.
+    last_field: u64,
     /// Exact bytes of a listpack or intset blob stored in the dump (kept if the server
     /// keeps the compact encoding).
     pub blob_bytes: Option<u64>,
@@ -63,20 +71,50 @@ impl MemoryFacts {
         }
     }
 
+    /// A set or sorted-set member, or a Valkey 9 hash field.
     #[inline]
     pub fn member(&mut self, len: u64) {
         self.member_sds += self.alloc.sds(len);
+        self.last_field = len;
     }
 
+    /// A sorted-set member: also a Valkey 9 skiplist node holding it.
+    #[inline]
+    pub fn zset_member(&mut self, len: u64) {
+        self.member(len);
+        // Node: 36 bytes and 16 per level, then the member; P(level = k) = 0.75 × 0.25^(k-1).
+        let mut p = 750_000u64;
+        let mut millis = 0;
+        for level in 1..=8 {
+            millis += p * self.alloc.class(36 + 16 * level + len);
+            p /= 4;
+        }
+        self.valkey9_zset_nodes_millis += millis / 1000;
+    }
+
+    /// A hash field; its value follows with [`MemoryFacts::value`].
     #[inline]
     pub fn field(&mut self, len: u64, with_ttl: bool) {
         self.member_sds += self.alloc.sds(len);
         self.field_mstr += self.alloc.mstr(len, with_ttl);
+        self.last_field = len;
     }
 
+    /// The value of the latest hash field.
     #[inline]
     pub fn value(&mut self, len: u64) {
-        self.value_sds += self.alloc.sds(len);
+        let value = self.alloc.sds(len);
+        self.value_sds += value;
+        // Valkey 8.1+: one allocation of the field (its header-size byte, sds header,
+        // bytes, NUL) and the value (3 bytes of header and NUL) while that stays within
+        // 128 bytes; else the field and a pointer, the value apart.
+        let field = 1 + sds_header(self.last_field) + self.last_field + 1;
+        let embedded = field + 3 + len;
+        self.valkey_hash_entries += if embedded <= 128 {
+            self.alloc.class(embedded)
+        } else {
+            self.alloc.class(8 + field) + value
+        };
     }
 
     #[inline]

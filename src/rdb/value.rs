@@ -366,7 +366,7 @@ fn walk<const DEEP: bool>(
                 };
                 if DEEP {
                     s.string(&member)?;
-                    s.memory.member(member.len());
+                    s.memory.zset_member(member.len());
                     s.estimate(listpack_entry_size(&member));
                     s.estimate(score_entry_size(score));
                 }
@@ -642,6 +642,13 @@ impl ElementFacts<'_> {
     }
 
     #[inline]
+    fn zset_member(&mut self, len: u64) {
+        if self.on {
+            self.facts.zset_member(len);
+        }
+    }
+
+    #[inline]
     fn field(&mut self, len: u64, with_ttl: bool) {
         if self.on {
             self.facts.field(len, with_ttl);
@@ -734,7 +741,7 @@ fn summarize_container(
             let mut visit = |i: usize, e: Element<'_>, size: u64| {
                 if i % 2 == 0 {
                     largest = largest.max(e.len());
-                    m.member(e.len());
+                    m.zset_member(e.len());
                 }
                 est = est.saturating_add(size);
             };
@@ -764,15 +771,16 @@ fn summarize_container(
         }
         HashListpackEx | HashListpackExPreGa => {
             let mut with_ttl = 0u64;
-            let mut field_len = 0;
+            let (mut field_len, mut value_len) = (0, 0);
             let (n, _) = for_each_listpack(bytes, origin, |i, e, size| {
                 match i % 3 {
                     0 => field_len = e.len(),
-                    1 => m.value(e.len()),
+                    1 => value_len = e.len(),
                     _ => {
                         let has_ttl = e != Element::Int(0);
                         with_ttl = with_ttl.saturating_add(u64::from(has_ttl));
                         m.field(field_len, has_ttl);
+                        m.value(value_len);
                     }
                 }
                 if i % 3 != 2 {

@@ -3,6 +3,7 @@
 use super::escape::escape_key;
 use super::tables::utc_seconds;
 use super::text_table::{Keep, TextTable};
+use crate::allocator_detection::AllocatorChoice;
 use crate::memory::DumpMemory;
 use crate::scan::{ChecksumVerdict, DumpInfo};
 use serde_json::{json, Value};
@@ -32,7 +33,12 @@ fn difference_percent(info: &DumpInfo, memory: &DumpMemory) -> Option<f64> {
     memory.difference_percent().filter(|_| info.error.is_none())
 }
 
-pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
+pub fn text(
+    name: &str,
+    info: &DumpInfo,
+    memory: &DumpMemory,
+    allocator: &AllocatorChoice,
+) -> String {
     let mut out = String::new();
     let mut line = |k: &str, v: String| out.push_str(&format!("{k:<16} {v}\n"));
     line("file", escape_key(name.as_bytes()).into_owned());
@@ -73,7 +79,10 @@ pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
     match (memory.used_mem_aux, difference_percent(info, memory)) {
         (Some(used), Some(diff)) => line(
             "used-mem (aux)",
-            format!("{used} (the server's used_memory at save; model {diff:+.1}%, which also counts the server's own baseline)"),
+            format!(
+                "{used} (the server's used_memory at save; model + server baseline {}: {diff:+.1}%)",
+                memory.baseline_bytes
+            ),
         ),
         (Some(used), None) => line(
             "used-mem (aux)",
@@ -81,6 +90,7 @@ pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
         ),
         (None, _) => {}
     }
+    line("allocator", allocator.describe());
     line("checksum", checksum_text(&info.checksum));
     if info.trailing_bytes > 0 {
         line(
@@ -133,7 +143,29 @@ pub fn text(name: &str, info: &DumpInfo, memory: &DumpMemory) -> String {
     out
 }
 
-pub fn json(name: &str, info: &DumpInfo, memory: &DumpMemory) -> Value {
+/// The allocator a dump was modelled with, how it was chosen, and each candidate's
+/// residual against `used-mem` (`info --format json` and `summary.json`).
+pub fn allocator_json(a: &AllocatorChoice) -> Value {
+    json!({
+        "name": a.allocator.name(),
+        "chosen_by": a.chosen_by.name(),
+        "candidates": a.candidates.iter().map(|c| json!({
+            "allocator": c.allocator.name(),
+            "modelled_used_memory_bytes": c.modelled_bytes,
+            "residual_percent": c.residual_percent,
+        })).collect::<Vec<_>>(),
+        "sampled_keys": a.sampled_keys,
+        "whole_dump_sampled": a.whole_dump,
+        "note": a.note,
+    })
+}
+
+pub fn json(
+    name: &str,
+    info: &DumpInfo,
+    memory: &DumpMemory,
+    allocator: &AllocatorChoice,
+) -> Value {
     let checksum = match &info.checksum {
         ChecksumVerdict::Absent => json!({"status": "absent"}),
         ChecksumVerdict::Disabled => json!({"status": "disabled"}),
@@ -165,9 +197,11 @@ pub fn json(name: &str, info: &DumpInfo, memory: &DumpMemory) -> Value {
             "keys_bytes": memory.keys_bytes,
             "overhead_bytes": memory.overhead_bytes,
             "total_bytes": memory.total(),
+            "server_baseline_bytes": memory.baseline_bytes,
             "used_mem_aux": memory.used_mem_aux,
             "difference_percent": difference_percent(info, memory),
         },
+        "allocator": allocator_json(allocator),
         "file_bytes": info.file_bytes,
         "trailing_bytes": info.trailing_bytes,
         "checksum": checksum,

@@ -65,6 +65,8 @@ pub struct FileJson {
     pub server_version: Option<String>,
     pub ctime: Option<i64>,
     pub used_mem: Option<u64>,
+    /// The allocator and every other setting the memory model used for this dump.
+    pub model: Option<serde_json::Value>,
     pub file_bytes: u64,
     pub keys_scanned: u64,
     pub ttl_reference_ms: i64,
@@ -364,6 +366,11 @@ pub fn file_json(f: &FileSummary) -> FileJson {
         server_version: f.server_version.clone(),
         ctime: f.ctime,
         used_mem: f.used_mem,
+        model: f.allocator.as_ref().map(|a| {
+            serde_json::json!({
+                "allocator": super::info::allocator_json(a),
+            })
+        }),
         file_bytes: f.file_bytes,
         keys_scanned: f.keys_scanned,
         ttl_reference_ms: f.reference_ms,

@@ -276,6 +276,29 @@ fn ttl_title(files: &[FileSummary]) -> String {
     format!("TTL (from {from})")
 }
 
+/// Under the totals: the allocator each dump's memory was modelled with, and why.
+fn allocator_lines(out: &mut String, files: &[FileSummary]) {
+    let chosen: Vec<_> = files
+        .iter()
+        .filter_map(|f| f.allocator.as_ref().map(|a| (f, a)))
+        .collect();
+    for (f, a) in &chosen {
+        if chosen.len() == 1 {
+            let _ = writeln!(out, "memory modelled with allocator {}", a.describe());
+        } else {
+            let _ = writeln!(
+                out,
+                "{}: memory modelled with allocator {}",
+                escape_key(f.name.as_bytes()),
+                a.describe()
+            );
+        }
+    }
+    if !chosen.is_empty() {
+        out.push('\n');
+    }
+}
+
 /// The whole report.
 pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> String {
     let m = &a.merged;
@@ -288,6 +311,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
     }
     t.add_row(counts_row("all".into(), m.totals.all()));
     section(&mut out, "Keys by type", t);
+    allocator_lines(&mut out, &a.files);
 
     let mut t = counts_table("type / encoding");
     for (ty, enc, c) in m.totals.by_encoding() {

@@ -1,0 +1,290 @@
+//! `--allocator auto`: which allocator built the server that wrote a dump, told from the
+//! dump's `used-mem` aux field (the server's `used_memory` when it saved).
+//!
+//! A dump does not name its server's allocator, and the builds people run differ: Redis's
+//! bundled jemalloc (8-byte quantum), a distribution's system jemalloc (16-byte quantum)
+//! and glibc malloc round the same allocations differently, by several percent of a
+//! dataset of small keys. The dump's keys (all of them up to [`WHOLE_DUMP_BYTES`], else
+//! the first [`SAMPLE_BYTES`] of them) are modelled under each candidate; each total,
+//! scaled to the whole file by the share of the file the sample spans, plus the per-db
+//! tables and the server's own baseline, is compared with `used-mem`. The closest
+//! candidate is chosen when it explains `used-mem` to within [`EXPLAINED`] and leads the
+//! next one clearly ([`MIN_LEAD_BYTES`], [`MIN_LEAD`]); otherwise jemalloc, with a note
+//! saying why (no `used-mem`, or a dataset too small beside the server's own memory).
+
+use crate::analyze::KeyStats;
+use crate::memory::allocator::Allocator;
+use crate::memory::{db_overhead, server_baseline};
+use crate::rdb::{KeyRecord, Scratch};
+use crate::scan::DumpScan;
+use crate::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+
+/// Dumps up to this size are modelled whole under every candidate.
+pub const WHOLE_DUMP_BYTES: u64 = 64 << 20;
+/// Of a bigger dump, the first keys spanning at most this many bytes of the file.
+pub const SAMPLE_BYTES: u64 = 16 << 20;
+/// The best candidate must land within this share of `used-mem`.
+pub const EXPLAINED: f64 = 0.10;
+/// ... and be closer than the next one by this many bytes and this share of `used-mem`.
+pub const MIN_LEAD_BYTES: u64 = 64 << 10;
+pub const MIN_LEAD: f64 = 0.0025;
+
+/// One candidate's modelled `used_memory` against the dump's `used-mem`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub allocator: Allocator,
+    /// Keys (scaled to the whole file), per-db tables and the server's baseline.
+    pub modelled_bytes: u64,
+    /// (modelled − used-mem) / used-mem, in percent.
+    pub residual_percent: f64,
+}
+
+/// How the allocator was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChosenBy {
+    /// `--allocator NAME` (or `--malloc-quantum`).
+    Option,
+    /// `--allocator auto`, from `used-mem`.
+    Detected,
+    /// `--allocator auto` could not tell: jemalloc.
+    Fallback,
+}
+
+impl ChosenBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChosenBy::Option => "option",
+            ChosenBy::Detected => "detected",
+            ChosenBy::Fallback => "fallback",
+        }
+    }
+}
+
+/// The allocator a dump's memory is modelled with, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllocatorChoice {
+    pub allocator: Allocator,
+    pub chosen_by: ChosenBy,
+    /// Every candidate's residual, best first (empty when given or without `used-mem`).
+    pub candidates: Vec<Candidate>,
+    /// Keys the detection modelled, and whether they were all of the dump's.
+    pub sampled_keys: u64,
+    pub whole_dump: bool,
+    /// Why the detection fell back to jemalloc.
+    pub note: Option<String>,
+}
+
+impl AllocatorChoice {
+    /// The allocator the user named.
+    pub fn given(allocator: Allocator) -> Self {
+        AllocatorChoice {
+            allocator,
+            chosen_by: ChosenBy::Option,
+            candidates: Vec::new(),
+            sampled_keys: 0,
+            whole_dump: false,
+            note: None,
+        }
+    }
+
+    /// `overrides` with this choice in place of `auto`.
+    pub fn apply_to(&self, overrides: &ProfileOverrides) -> ProfileOverrides {
+        ProfileOverrides {
+            allocator: AllocatorSetting::Fixed(self.allocator),
+            ..overrides.clone()
+        }
+    }
+
+    /// One line for people: the choice, how it was made, each candidate's residual.
+    pub fn describe(&self) -> String {
+        let mut s = format!("{} ({}", self.allocator.name(), self.chosen_by.name());
+        if !self.candidates.is_empty() {
+            let residuals: Vec<String> = self
+                .candidates
+                .iter()
+                .map(|c| format!("{} {:+.1}%", c.allocator.name(), c.residual_percent))
+                .collect();
+            s.push_str(&format!(
+                "; model vs used-mem: {}; {} keys {}",
+                residuals.join(", "),
+                self.sampled_keys,
+                if self.whole_dump { "(all)" } else { "sampled" }
+            ));
+        }
+        s.push(')');
+        if let Some(note) = &self.note {
+            s.push_str(&format!(": {note}"));
+        }
+        s
+    }
+}
+
+/// What the sample holds: per candidate the modelled bytes of its keys, and per db its
+/// keys and expires.
+struct Sample {
+    keys_bytes: [u64; 3],
+    dbs: BTreeMap<u64, (u64, u64)>,
+    keys: u64,
+    /// How many times the sample's span of the file the key data is (1 when whole).
+    scale: f64,
+    whole: bool,
+    profile: ServerProfile,
+}
+
+/// Models the first keys of the dump `scan` reads (all of them when the file is at most
+/// [`WHOLE_DUMP_BYTES`]) under every candidate allocator, one candidate per pool thread.
+fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides) -> Option<Sample> {
+    let budget = if file_bytes <= WHOLE_DUMP_BYTES {
+        u64::MAX
+    } else {
+        SAMPLE_BYTES
+    };
+    let mut records = Vec::new();
+    let mut batch = Vec::new();
+    let mut whole = false;
+    let mut profile = None;
+    'scan: loop {
+        batch.clear();
+        let more = scan.next_batch(&mut batch, 1024);
+        let Some(batch_profile) = scan.profile().map(|p| overrides.apply(p)) else {
+            break;
+        };
+        for record in batch.drain(..) {
+            let first = records
+                .first()
+                .map_or(record.offset, |r: &KeyRecord| r.offset);
+            if record.offset + record.serialized_bytes - first > budget {
+                break 'scan;
+            }
+            // The profile of the first key stands for the sample (a dump's aux fields
+            // come before its keys).
+            profile.get_or_insert(batch_profile);
+            records.push(record);
+        }
+        if !more {
+            whole = scan.info().error.is_none();
+            break;
+        }
+    }
+    let profile = profile?;
+    let (first, last) = (records.first()?, records.last()?);
+    let span = last.offset + last.serialized_bytes - first.offset;
+    let scale = if whole {
+        1.0
+    } else {
+        file_bytes.saturating_sub(first.offset) as f64 / span.max(1) as f64
+    };
+    let modelled: Vec<Option<u64>> = Allocator::ALL
+        .par_iter()
+        .map(|&allocator| {
+            let profile = ServerProfile {
+                allocator,
+                ..profile
+            };
+            let mut scratch = Scratch::default();
+            let mut stats = KeyStats::new();
+            let mut sum = 0;
+            for record in &records {
+                stats.read(record, &profile, &mut scratch).ok()?;
+                sum += stats.used_memory_bytes();
+            }
+            Some(sum)
+        })
+        .collect();
+    let mut keys_bytes = [0; 3];
+    for (sum, m) in keys_bytes.iter_mut().zip(modelled) {
+        *sum = m?;
+    }
+    let mut dbs: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    for r in &records {
+        let db = dbs.entry(r.db).or_default();
+        db.0 += 1;
+        db.1 += u64::from(r.expire_ms.is_some());
+    }
+    Some(Sample {
+        keys_bytes,
+        dbs,
+        keys: records.len() as u64,
+        scale,
+        whole,
+        profile,
+    })
+}
+
+/// The allocator for `dump` under `overrides`: the one given, or the detected one.
+pub fn choose_allocator(dump: &[u8], overrides: &ProfileOverrides) -> AllocatorChoice {
+    if let AllocatorSetting::Fixed(a) = overrides.allocator {
+        return AllocatorChoice::given(a);
+    }
+    let fallback = |note: &str| AllocatorChoice {
+        chosen_by: ChosenBy::Fallback,
+        note: Some(note.to_string()),
+        ..AllocatorChoice::given(Allocator::Jemalloc)
+    };
+    let mut scan = DumpScan::new(dump);
+    scan.read_preamble();
+    let used_mem = scan
+        .info()
+        .aux_value("used-mem")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&u| u > 0);
+    let Some(used_mem) = used_mem else {
+        return fallback("the dump has no used-mem aux field to tell the allocator by");
+    };
+    let Some(sample) = sample(scan, dump.len() as u64, overrides) else {
+        return fallback("no key small enough to sample to tell the allocator by");
+    };
+    let scaled = |n: u64| (n as f64 * sample.scale).round() as u64;
+    let tables: u64 = sample
+        .dbs
+        .values()
+        .map(|&(keys, expires)| db_overhead(&sample.profile, scaled(keys), scaled(expires)))
+        .sum();
+    let fixed = tables + server_baseline(&sample.profile);
+    let mut candidates: Vec<Candidate> = Allocator::ALL
+        .into_iter()
+        .zip(sample.keys_bytes)
+        .map(|(allocator, keys)| {
+            let modelled = scaled(keys) + fixed;
+            Candidate {
+                allocator,
+                modelled_bytes: modelled,
+                residual_percent: (modelled as f64 - used_mem as f64) / used_mem as f64 * 100.0,
+            }
+        })
+        .collect();
+    let off = |c: &Candidate| c.modelled_bytes.abs_diff(used_mem);
+    candidates.sort_by_key(off);
+    let (best, next) = (&candidates[0], &candidates[1]);
+    let lead = off(next) - off(best);
+    let note = if off(best) as f64 > EXPLAINED * used_mem as f64 {
+        Some(format!(
+            "no allocator's model comes within {:.0}% of used-mem (the keys are a small part of \
+             the server's memory), so jemalloc is assumed; name it with --allocator",
+            EXPLAINED * 100.0
+        ))
+    } else if lead < MIN_LEAD_BYTES || (lead as f64) < MIN_LEAD * used_mem as f64 {
+        Some(format!(
+            "{} and {} model used-mem about equally well (the keys cannot tell them apart), so \
+             jemalloc is assumed; name it with --allocator",
+            best.allocator.name(),
+            next.allocator.name()
+        ))
+    } else {
+        None
+    };
+    let (allocator, chosen_by) = match note {
+        Some(_) => (Allocator::Jemalloc, ChosenBy::Fallback),
+        None => (best.allocator, ChosenBy::Detected),
+    };
+    AllocatorChoice {
+        allocator,
+        chosen_by,
+        sampled_keys: sample.keys,
+        whole_dump: sample.whole,
+        note,
+        candidates,
+    }
+}

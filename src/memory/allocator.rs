@@ -1,0 +1,176 @@
+//! The allocators a server can be built with, and the bytes each hands out for a request.
+//!
+//! `zmalloc_size`, and so `MEMORY USAGE`, reports what the allocator handed out, not the
+//! bytes asked for. Three builds are common:
+//!
+//! * jemalloc with an 8-byte quantum: Redis's bundled jemalloc (official builds, Docker
+//!   images). Classes 8, 16, 24, ..., 64, then four evenly spaced steps per doubling (80,
+//!   96, 112, 128, 160, ...), for small, large and huge allocations alike (x86-64, 4 KiB
+//!   pages);
+//! * jemalloc with its default 16-byte quantum: distribution packages linking the system
+//!   jemalloc (Debian's and Ubuntu's `redis-server`): 8, 16, 32, 48, 64, then as above;
+//! * glibc malloc (`make MALLOC=libc`, e.g. the `valkey-server` of the PyPI packages):
+//!   `malloc_usable_size` of a chunk rounded to 16 bytes with an 8-byte header (24, 40, 56,
+//!   ...), and from 128 KiB (glibc's initial mmap threshold) a page-rounded mapping with a
+//!   16-byte header.
+
+/// The allocator a server was built with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Allocator {
+    /// Bundled jemalloc, 8-byte quantum.
+    #[default]
+    Jemalloc,
+    /// System jemalloc, 16-byte quantum.
+    Jemalloc16,
+    /// glibc malloc.
+    Libc,
+}
+
+/// glibc's default `M_MMAP_THRESHOLD`: chunks from this size on are mapped on their own.
+const LIBC_MMAP_THRESHOLD: u64 = 128 * 1024;
+
+impl Allocator {
+    pub const ALL: [Allocator; 3] = [Allocator::Jemalloc, Allocator::Jemalloc16, Allocator::Libc];
+
+    /// The name `--allocator` takes and reports show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Allocator::Jemalloc => "jemalloc",
+            Allocator::Jemalloc16 => "jemalloc-16",
+            Allocator::Libc => "libc",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Allocator> {
+        Allocator::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// The bytes the allocator hands out for a request of `n` bytes.
+    pub fn class(self, n: u64) -> u64 {
+        match self {
+            Allocator::Jemalloc => jemalloc_class(n, 8),
+            Allocator::Jemalloc16 => jemalloc_class(n, 16),
+            Allocator::Libc => {
+                // request2size: the request plus an 8-byte size field, 16-aligned, min 32.
+                let chunk = (n.saturating_add(8 + 15) & !15).max(32);
+                if chunk >= LIBC_MMAP_THRESHOLD {
+                    (chunk.saturating_add(8 + 4095) & !4095) - 16
+                } else {
+                    chunk - 8
+                }
+            }
+        }
+    }
+
+    /// Allocation of an sds holding `len` bytes, created at its exact size.
+    pub fn sds(self, len: u64) -> u64 {
+        self.class(sds_header(len) + len + 1)
+    }
+
+    /// Allocation of a Redis 7.4+ hash field (`mstr`): a 1, 3 or 9-byte header, the bytes
+    /// and a NUL; a field with a TTL also carries 2 bytes of flags and a 16-byte expiry
+    /// record.
+    pub fn mstr(self, len: u64, with_ttl: bool) -> u64 {
+        let header = match len {
+            0..=31 => 1,
+            32..=65535 => 3,
+            _ => 9,
+        };
+        let meta = if with_ttl { 2 + 16 } else { 0 };
+        self.class(header + len + 1 + meta)
+    }
+}
+
+/// jemalloc's class for `n` bytes with the given quantum.
+fn jemalloc_class(n: u64, quantum: u64) -> u64 {
+    match n {
+        0..=8 => 8,
+        9..=64 => n.div_ceil(quantum) * quantum,
+        _ => {
+            // The doubling group (2^k, 2^(k+1)] holding n, in four steps of 2^(k-2).
+            let k = 63 - (n - 1).leading_zeros();
+            let step = 1u64 << (k - 2);
+            n.div_ceil(step).saturating_mul(step)
+        }
+    }
+}
+
+/// Header bytes of an sds string of `len` bytes (`sdsReqType`): type 5 (1 byte) below 32
+/// bytes except the empty string, then 8/16/32/64-bit lengths (3, 5, 9, 17 bytes).
+pub fn sds_header(len: u64) -> u64 {
+    match len {
+        1..=31 => 1,
+        0 | 32..=255 => 3,
+        256..=65535 => 5,
+        65536..=0xffff_ffff => 9,
+        _ => 17,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEBIAN: Allocator = Allocator::Jemalloc16;
+    const BUNDLED: Allocator = Allocator::Jemalloc;
+    const LIBC: Allocator = Allocator::Libc;
+
+    #[test]
+    fn small_classes_follow_the_quantum() {
+        assert_eq!(BUNDLED.class(20), 24);
+        assert_eq!(DEBIAN.class(20), 32);
+        assert_eq!(BUNDLED.class(37), 40);
+        assert_eq!(DEBIAN.class(37), 48);
+        assert_eq!(BUNDLED.class(65), 80);
+    }
+
+    #[test]
+    fn classes_match_jemalloc() {
+        let expect = [
+            (1, 8),
+            (8, 8),
+            (9, 16),
+            (17, 32),
+            (100, 112),
+            (128, 128),
+            (129, 160),
+            (257, 320),
+            (1025, 1280),
+            (4097, 5120),
+            (11006, 12288),
+            (16385, 20480),
+            (1 << 20, 1 << 20),
+            ((1 << 20) + 1, 1310720),
+        ];
+        for (n, class) in expect {
+            assert_eq!(DEBIAN.class(n), class, "class({n})");
+        }
+    }
+
+    #[test]
+    fn sds_headers_by_length() {
+        assert_eq!(DEBIAN.sds(10), 16); // 1 + 10 + 1
+        assert_eq!(BUNDLED.sds(6), 8); // 1 + 6 + 1
+        assert_eq!(DEBIAN.sds(0), 8); // type 8 header for the empty string
+        assert_eq!(DEBIAN.sds(100), 112); // 3 + 100 + 1
+        assert_eq!(DEBIAN.sds(11000), 12288); // 5 + 11000 + 1
+    }
+
+    #[test]
+    fn libc_usable_sizes() {
+        // malloc_usable_size on glibc x86-64, read from valkey-server 9.1.2 (MALLOC=libc).
+        let expect = [
+            (1, 24),
+            (24, 24),
+            (25, 40),
+            (40, 40),
+            (41, 56),
+            (100_010, 100_024),
+            (200_010, 200_688),
+            (1_000_010, 1_003_504),
+        ];
+        for (n, usable) in expect {
+            assert_eq!(LIBC.class(n), usable, "class({n})");
+        }
+    }
+}
