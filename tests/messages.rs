@@ -125,8 +125,10 @@ fn info_on_a_damaged_dump_does_not_compare_the_model() {
         &corrupt("redis-7.4.1-small.rdb"),
     ]);
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // A few keys beside the server's own ~0.94 MB baseline (counted in the comparison) of
+    // 1,283,152 bytes used-mem.
     let diff = doc["memory"]["difference_percent"].as_f64().unwrap();
-    assert!((-100.0..-99.0).contains(&diff), "{diff}");
+    assert!((-27.0..-26.0).contains(&diff), "{diff}");
 }
 
 #[test]
