@@ -31,19 +31,75 @@ pub struct Cli {
 pub enum Command {
     /// Everything in one pass: totals, TTLs, prefixes, patterns, top keys, distributions,
     /// cluster slots. Tables on stdout; `--out-dir` also writes summary.json and CSVs.
+    #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
-    /// The biggest keys by memory, elements or bytes in the file.
+    /// The biggest keys by memory, elements or bytes in the file; the coldest or hottest
+    /// by LRU idle time or LFU counter.
+    #[command(after_help = TOP_EXAMPLES)]
     Top(TopArgs),
     /// Keys, memory and bytes rolled up by key prefix (or by pattern with --patterns).
+    #[command(after_help = PREFIXES_EXAMPLES)]
     Prefixes(PrefixesArgs),
     /// One row per key, streamed in file order.
+    #[command(after_help = KEYS_EXAMPLES)]
     Keys(KeysArgs),
     /// Header, aux fields, databases, functions and checksum verdict of each dump.
+    #[command(after_help = INFO_EXAMPLES)]
     Info(InfoArgs),
     /// Check keys against Redis key-design rules (docs/lint.md). Exit 1 when a finding is
     /// at or above --fail-on.
+    #[command(after_help = LINT_EXAMPLES)]
     Lint(LintCommandArgs),
 }
+
+/// A command's `--help` ending: example command lines, then how sizes are written.
+macro_rules! examples {
+    ($($line:literal),* $(,)?) => {
+        concat!(
+            "Examples:\n",
+            $("  ", $line, "\n",)*
+            "\nSizes (BYTES) take a unit: 1500, 1.5k or 1.5KB (1,500), 512KiB (524,288), \
+             10GB (10,000,000,000), 2GiB."
+        )
+    };
+}
+
+const REPORT_EXAMPLES: &str = examples!(
+    "rdbscope report dump.rdb",
+    "rdbscope report shard1.rdb shard2.rdb --out-dir out/      # merged; summary.json and CSVs in out/",
+    "rdbscope report dump.rdb --format json > summary.json",
+    "rdbscope report dump.rdb --db 0 --not-match 'cache:*' --no-expired",
+    "rdbscope report dump.rdb --bigkey-string-bytes 1MiB --disable ttl.missing"
+);
+const TOP_EXAMPLES: &str = examples!(
+    "rdbscope top dump.rdb -n 20",
+    "rdbscope top dump.rdb --by elements --type hash --type zset",
+    "rdbscope top dump.rdb --by idle -n 100 --format csv     # coldest keys (LRU dumps)",
+    "rdbscope top dump.rdb --by freq                         # hottest keys (LFU dumps)",
+    "rdbscope top dump.rdb --min-memory 10MB --match 'session:*'"
+);
+const PREFIXES_EXAMPLES: &str = examples!(
+    "rdbscope prefixes dump.rdb",
+    "rdbscope prefixes dump.rdb --delimiter / --depth 2",
+    "rdbscope prefixes dump.rdb --patterns               # user:1:profile … as user:*:profile",
+    "rdbscope prefixes dump.rdb --format csv > prefixes.csv"
+);
+const KEYS_EXAMPLES: &str = examples!(
+    "rdbscope keys dump.rdb > keys.csv",
+    "rdbscope keys dump.rdb --format jsonl --min-memory 1MiB",
+    "rdbscope keys dump.rdb --compat rdbtools            # redis-rdb-tools' memory CSV",
+    "zcat dump.rdb.gz | rdbscope keys - --match 'user:*'"
+);
+const INFO_EXAMPLES: &str = examples!(
+    "rdbscope info dump.rdb",
+    "rdbscope info shard*.rdb --format json              # an array, one object per dump"
+);
+const LINT_EXAMPLES: &str = examples!(
+    "rdbscope lint dump.rdb",
+    "rdbscope lint dump.rdb --fail-on warn               # CI: exit 1 on warnings too",
+    "rdbscope lint dump.rdb --profile strict --key-max-bytes 64",
+    "rdbscope lint dump.rdb --format json --max-findings 1000 > findings.json"
+);
 
 impl Command {
     /// The worker threads asked for, for the global rayon pool.
@@ -61,6 +117,7 @@ impl Command {
 }
 
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Filters")]
 pub struct FilterArgs {
     /// Only keys in this db (repeatable).
     #[arg(long = "db", value_name = "N")]
@@ -74,6 +131,16 @@ pub struct FilterArgs {
     /// Only keys matching this regular expression (on the key bytes).
     #[arg(long, value_name = "RE")]
     pub regex: Option<String>,
+    /// Skip keys matching this Redis glob (repeatable).
+    #[arg(long = "not-match", value_name = "GLOB")]
+    pub not_match: Vec<String>,
+    /// Only keys whose estimated memory is at least this (`1MiB`, `512k`).
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
+    pub min_memory: Option<u64>,
+    /// Skip keys already expired when the dump was written (its `ctime`; for a dump
+    /// without one, when the run started).
+    #[arg(long)]
+    pub no_expired: bool,
 }
 
 fn parse_allocator(s: &str) -> Result<AllocatorSetting, String> {
@@ -110,16 +177,28 @@ impl FilterArgs {
         if let Some(r) = &self.regex {
             patterns.push(regex::bytes::Regex::new(r).map_err(|e| format!("--regex {r:?}: {e}"))?);
         }
+        let excluded = self
+            .not_match
+            .iter()
+            .map(|g| glob_to_regex(g).map_err(|e| format!("--not-match {g:?}: {e}")))
+            .collect::<Result<_, _>>()?;
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
         Ok(KeyFilter {
             dbs: self.dbs.clone(),
             types: self.types.clone(),
             patterns,
+            excluded,
+            min_memory_bytes: self.min_memory.unwrap_or(0),
+            expired_before_ms: self.no_expired.then_some(now_ms),
         })
     }
 }
 
 /// Options every analysing command takes: filters and the server model.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Server model")]
 pub struct CommonArgs {
     /// Model this server version instead of the dump's `redis-ver` (e.g. 7.2.4).
     #[arg(long, value_name = "X.Y.Z")]
@@ -143,11 +222,11 @@ pub struct CommonArgs {
     /// Where compressed dumps and standard input are spooled before they are read: an
     /// unnamed temporary file as large as the decompressed dump, deleted on exit (default:
     /// $TMPDIR, else /tmp). rdbscope refuses to fill the directory's free space.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Input")]
     pub tmpdir: Option<PathBuf>,
     /// Refuse to spool more than this many bytes (e.g. 20GB, 512MiB, 1.5G; K, M, G, T are
     /// powers of 1000, KiB, MiB, GiB, TiB of 1024).
-    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, help_heading = "Input")]
     pub max_spool: Option<u64>,
     #[command(flatten)]
     pub filter: FilterArgs,
@@ -244,6 +323,7 @@ impl CommonArgs {
 
 /// How an analysing command runs: threads, progress bar, checksum.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Run")]
 pub struct RunArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
@@ -271,6 +351,7 @@ impl RunArgs {
 
 /// How keys are grouped into prefixes and patterns.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Prefixes and patterns")]
 pub struct RollupArgs {
     /// What separates the segments of a key.
     #[arg(long, default_value = ":", value_parser = non_empty)]
@@ -327,11 +408,11 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub rollup: RollupArgs,
     #[command(flatten)]
-    pub lint: LintArgs,
-    #[command(flatten)]
     pub common: CommonArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub lint: LintArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -448,18 +529,19 @@ pub enum LintProfile {
 
 /// The lint rules' thresholds and selection (docs/lint.md), for `lint` and `report`.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Lint rules and thresholds (docs/lint.md)")]
 pub struct LintArgs {
     /// key.too-long: key bytes above this.
-    #[arg(long, default_value_t = 100, value_name = "BYTES")]
+    #[arg(long, default_value = "100", value_name = "BYTES", value_parser = parse_byte_size)]
     pub key_max_bytes: u64,
     /// bigkey.string: string bytes above this.
-    #[arg(long, default_value_t = 10240, value_name = "BYTES")]
+    #[arg(long, default_value = "10KiB", value_name = "BYTES", value_parser = parse_byte_size)]
     pub bigkey_string_bytes: u64,
     /// bigkey.elements: hash/list/set/zset/stream/array elements above this.
     #[arg(long, default_value_t = 5000, value_name = "N")]
     pub bigkey_elements: u64,
     /// value.json-string: JSON object/array strings above this many bytes.
-    #[arg(long, default_value_t = 10240, value_name = "BYTES")]
+    #[arg(long, default_value = "10KiB", value_name = "BYTES", value_parser = parse_byte_size)]
     pub json_string_bytes: u64,
     /// value.json-string: JSON arrays with more items than this.
     #[arg(long, default_value_t = 5000, value_name = "N")]
@@ -471,7 +553,7 @@ pub struct LintArgs {
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub strings_as_hash_ids: u64,
     /// type.strings-as-hash: string values no longer than this count as small.
-    #[arg(long, default_value_t = 64, value_name = "BYTES")]
+    #[arg(long, default_value = "64", value_name = "BYTES", value_parser = parse_byte_size)]
     pub strings_as_hash_value_bytes: u64,
     /// encoding.just-over-listpack: within this factor of the listpack limits.
     #[arg(long, default_value_t = 2, value_name = "N")]
@@ -495,7 +577,7 @@ pub struct LintArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub max_dbs: u64,
     /// cluster.shard-too-big: estimated memory of one dump above this.
-    #[arg(long, default_value_t = 10 << 30, value_name = "BYTES")]
+    #[arg(long, default_value = "10GiB", value_name = "BYTES", value_parser = parse_byte_size)]
     pub shard_max_bytes: u64,
     /// cluster.slot-skew: a slot or hash tag above this many times the mean…
     #[arg(long, default_value_t = 10.0, value_name = "X", value_parser = parse_factor)]

@@ -1,4 +1,6 @@
-//! Key filters shared by every command: `--db`, `--type`, `--match GLOB`, `--regex RE`.
+//! Key filters shared by every command: `--db`, `--type`, `--match GLOB`, `--regex RE`,
+//! `--not-match GLOB`, `--no-expired` (checked before a value is decoded) and
+//! `--min-memory BYTES` (after, on the estimate).
 
 use crate::rdb::{KeyRecord, RedisType};
 use regex::bytes::Regex;
@@ -7,29 +9,60 @@ use regex::bytes::Regex;
 pub struct KeyFilter {
     pub dbs: Vec<u64>,
     pub types: Vec<RedisType>,
+    /// The key matches every one.
     pub patterns: Vec<Regex>,
+    /// The key matches none.
+    pub excluded: Vec<Regex>,
+    /// Estimated memory at least this (0: any).
+    pub min_memory_bytes: u64,
+    /// Unix ms keys expired before are skipped, when the dump has no `ctime`.
+    pub expired_before_ms: Option<i64>,
 }
 
 impl KeyFilter {
     pub fn is_empty(&self) -> bool {
-        self.dbs.is_empty() && self.types.is_empty() && self.patterns.is_empty()
+        self.dbs.is_empty()
+            && self.types.is_empty()
+            && self.patterns.is_empty()
+            && self.excluded.is_empty()
+            && self.min_memory_bytes == 0
+            && self.expired_before_ms.is_none()
     }
 
-    /// Whether the key passes (db and type are checked before the key is decoded).
-    pub fn accepts(&self, record: &KeyRecord<'_>, key: impl FnOnce() -> Option<Vec<u8>>) -> bool {
+    /// Whether the key passes what can be checked before its value is decoded: db, type,
+    /// expiry (against `saved_at_ms`, the dump's `ctime`, when it has one), then the key.
+    pub fn accepts(
+        &self,
+        record: &KeyRecord<'_>,
+        saved_at_ms: Option<i64>,
+        key: impl FnOnce() -> Option<Vec<u8>>,
+    ) -> bool {
         if !self.dbs.is_empty() && !self.dbs.contains(&record.db) {
             return false;
         }
         if !self.types.is_empty() && !self.types.contains(&record.value_type.redis_type()) {
             return false;
         }
-        if self.patterns.is_empty() {
+        if let (Some(before), Some(at)) = (self.expired_before_ms, record.expire_ms) {
+            if at < saved_at_ms.unwrap_or(before) {
+                return false;
+            }
+        }
+        if self.patterns.is_empty() && self.excluded.is_empty() {
             return true;
         }
         match key() {
-            Some(k) => self.patterns.iter().all(|p| p.is_match(&k)),
+            Some(k) => {
+                self.patterns.iter().all(|p| p.is_match(&k))
+                    && !self.excluded.iter().any(|p| p.is_match(&k))
+            }
             None => false,
         }
+    }
+
+    /// Whether a key with this estimated memory passes `--min-memory`.
+    pub fn keeps(&self, memory_bytes: u64) -> bool {
+        memory_bytes >= self.min_memory_bytes
     }
 }
 

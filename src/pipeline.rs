@@ -143,7 +143,9 @@ where
     let mut waiting: Option<usize> = None;
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
-            && !filter.accepts(record, || record.key.to_cow().ok().map(|k| k.into_owned()))
+            && !filter.accepts(record, profile.saved_at_ms, || {
+                record.key.to_cow().ok().map(|k| k.into_owned())
+            })
         {
             continue;
         }
@@ -154,7 +156,8 @@ where
             _ => (second, &*first),
         };
         let outcome = read.read(record, profile, &mut scratch);
-        if outcome.is_ok() {
+        let kept = outcome.is_ok() && filter.keeps(read.memory_bytes);
+        if kept {
             (folding.prefetch)(&value, read);
         }
         if waiting.is_some() {
@@ -166,7 +169,7 @@ where
                 failure: Some((i, e)),
             };
         }
-        waiting = Some(next);
+        waiting = kept.then_some(next);
     }
     if let Some(w) = waiting {
         (folding.fold)(&mut value, &pair[w]);

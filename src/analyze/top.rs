@@ -20,6 +20,10 @@ pub enum Metric {
     Elements,
     /// Bytes in the dump file.
     Serialized,
+    /// LRU idle seconds, the coldest first (dumps of servers with an `*-lru` policy).
+    Idle,
+    /// LFU counter, the hottest first (dumps of servers with an `*-lfu` policy).
+    Freq,
 }
 
 impl Metric {
@@ -29,24 +33,40 @@ impl Metric {
             Metric::Memory => "memory",
             Metric::Elements => "elements",
             Metric::Serialized => "serialized",
+            Metric::Idle => "idle",
+            Metric::Freq => "freq",
         }
     }
 
-    /// For titles.
-    pub fn label(self) -> &'static str {
+    /// The title of the ranking.
+    pub fn title(self) -> &'static str {
         match self {
-            Metric::Memory => "memory",
-            Metric::Elements => "elements",
-            Metric::Serialized => "bytes in the file",
+            Metric::Memory => "Biggest keys by memory",
+            Metric::Elements => "Biggest keys by elements",
+            Metric::Serialized => "Biggest keys by bytes in the file",
+            Metric::Idle => "Coldest keys (longest LRU idle time)",
+            Metric::Freq => "Hottest keys (highest LFU counter)",
         }
     }
 
+    /// Why a ranking by this metric can be empty although the dump holds keys.
+    pub fn absent(self) -> Option<&'static str> {
+        match self {
+            Metric::Idle => Some("no key carries an LRU idle time: a dump holds them when the server's maxmemory-policy is allkeys-lru or volatile-lru"),
+            Metric::Freq => Some("no key carries an LFU counter: a dump holds them when the server's maxmemory-policy is allkeys-lfu or volatile-lfu"),
+            Metric::Memory | Metric::Elements | Metric::Serialized => None,
+        }
+    }
+
+    /// The key's value; `None` for a key the dump gives no idle time or counter.
     #[inline]
-    fn of(self, k: &KeyStats<'_>) -> u64 {
+    fn of(self, k: &KeyStats<'_>) -> Option<u64> {
         match self {
-            Metric::Memory => k.memory_bytes,
-            Metric::Elements => k.elements.unwrap_or(0),
-            Metric::Serialized => k.serialized_bytes,
+            Metric::Memory => Some(k.memory_bytes),
+            Metric::Elements => Some(k.elements.unwrap_or(0)),
+            Metric::Serialized => Some(k.serialized_bytes),
+            Metric::Idle => k.idle_s,
+            Metric::Freq => k.lfu_freq.map(u64::from),
         }
     }
 }
@@ -112,9 +132,15 @@ impl TopN {
         }
     }
 
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        let value = self.metric.of(k);
+        let Some(value) = self.metric.of(k) else {
+            return;
+        };
         if self.heap.len() >= self.n {
             // Most keys lose to the lowest kept one: decide that without copying the key.
             match self.heap.peek() {

@@ -15,6 +15,12 @@ use std::path::Path;
 /// Every dump in turn: text blocks one after the other, or JSON (one object, an array of
 /// them for several dumps). A dump that cannot be opened is named on stderr and skipped.
 pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
+    if !args.common.filter()?.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "info describes whole dumps: filters (--db, --type, --match, --min-memory, …) apply to keys, top, prefixes, report and lint",
+        ));
+    }
     let mut outcome = Outcome::Clean;
     let mut text = String::new();
     let mut docs = Vec::new();

@@ -7,6 +7,7 @@ use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
 use crate::cli::{ListFormat, TopArgs};
 use crate::progress::Progress;
+use crate::report::notes::file_notes;
 use crate::report::{rollups, tables};
 use std::io::{self, Write};
 use std::ops::AddAssign;
@@ -58,11 +59,15 @@ pub fn run(args: &TopArgs, mut out: impl Write) -> io::Result<Outcome> {
                 tables::files_section(&mut text, &a.files);
             }
             text.push_str(&format!(
-                "Biggest keys by {}\n{}\n\n",
-                args.by.label(),
+                "{}\n{}\n\n",
+                args.by.title(),
                 tables::top_table(top, &a.files, args.n)
             ));
-            tables::dump_notes(&mut text, &a.files);
+            let mut notes = file_notes(&a.files);
+            if top.sorted().is_empty() && a.merged.totals.all().keys > 0 {
+                notes.extend(args.by.absent().map(String::from));
+            }
+            tables::notes_section(&mut text, &notes);
             out.write_all(text.as_bytes())
         }
     };

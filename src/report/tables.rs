@@ -3,14 +3,13 @@
 //! `report --out-dir` writes them whole.
 
 use super::escape::escape_key;
-use super::notes::file_notes;
 use super::summary::notes;
 use super::text_table::{Keep, TextTable};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
 use crate::analyze::groups::{CappedTable, GroupStats};
 use crate::analyze::prefixes::Prefixes;
-use crate::analyze::top::TopN;
+use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::Aggregates;
 use crate::rdb::RedisType;
@@ -188,7 +187,14 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
     header.extend([
         "db", "key", "type", "encoding", "elements", "in file", "memory", "expiry",
     ]);
-    let mut t = table(&header, header.len() - 4);
+    let text_columns = header.len() - 4;
+    let metric = match top.metric() {
+        Metric::Idle => Some(("idle", duration as fn(u64) -> String)),
+        Metric::Freq => Some(("LFU counter", count as fn(u64) -> String)),
+        Metric::Memory | Metric::Elements | Metric::Serialized => None,
+    };
+    header.extend(metric.map(|(title, _)| title));
+    let mut t = table(&header, text_columns);
     t.names_in(header.len() - 7, Keep::Start)
         .optional(&["in file", "encoding", "#", "elements", "file"]);
     for (i, k) in top.sorted().into_iter().take(rows).enumerate() {
@@ -211,6 +217,7 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
             bytes(k.memory_bytes),
             k.expiry_ms.map(utc_seconds).unwrap_or_default(),
         ]);
+        row.extend(metric.map(|(_, show)| show(k.value)));
         t.add_row(row);
     }
     t
@@ -218,6 +225,16 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
 
 fn count(n: u64) -> String {
     n.to_string()
+}
+
+/// `45 s`, `12 min`, `3.5 h`, `12.0 d`.
+fn duration(seconds: u64) -> String {
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min", seconds / 60),
+        3600..86_400 => format!("{:.1} h", seconds as f64 / 3600.0),
+        _ => format!("{:.1} d", seconds as f64 / 86_400.0),
+    }
 }
 
 fn histogram_row(first: &str, metric: &str, h: &Histogram, fmt: fn(u64) -> String) -> Vec<String> {
@@ -255,11 +272,6 @@ pub fn files_section(out: &mut String, files: &[FileSummary]) {
         },
         files_table(files),
     );
-}
-
-/// Notes that only concern the dumps (for `top` and `prefixes`).
-pub fn dump_notes(out: &mut String, files: &[FileSummary]) {
-    notes_section(out, &file_notes(files));
 }
 
 /// What the TTL classes are measured from: the `ctime` a dump records, else the time of
