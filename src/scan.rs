@@ -50,6 +50,10 @@ pub struct DumpInfo {
     pub functions: Vec<String>,
     pub module_aux: Vec<String>,
     pub slot_infos: u64,
+    /// Hash templates (Redis 8.10 opcode 242).
+    pub hash_templates: u64,
+    /// Valkey 9 slot imports in progress: job name and slot-range count.
+    pub slot_imports: Vec<(String, u64)>,
     pub keys: u64,
     pub file_bytes: u64,
     pub trailing_bytes: u64,
@@ -107,6 +111,8 @@ impl<'data> DumpScan<'data> {
             functions: Vec::new(),
             module_aux: Vec::new(),
             slot_infos: 0,
+            hash_templates: 0,
+            slot_imports: Vec::new(),
             keys: 0,
             file_bytes: data.len() as u64,
             trailing_bytes: 0,
@@ -247,6 +253,11 @@ impl<'data> DumpScan<'data> {
             }
             Record::ModuleAux(id) => self.info.module_aux.push(id.name()),
             Record::SlotInfo { .. } => self.info.slot_infos += 1,
+            Record::HashTemplate(_) => self.info.hash_templates += 1,
+            Record::SlotImport { job, ranges } => {
+                let job = String::from_utf8_lossy(&owned(&job)?).into_owned();
+                self.info.slot_imports.push((job, ranges));
+            }
             Record::Eof {
                 checksum,
                 checksummed_len,

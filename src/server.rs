@@ -255,6 +255,19 @@ impl ServerProfile {
             }
             RedisType::Hash => {
                 let count_fits = elements <= l.hash_max_listpack_entries;
+                // Template hashes (Redis 8.10) hold only values: a listpack while the
+                // values fit the listpack limits, else an array of sds values.
+                match vt {
+                    HashTemplateListpack { .. }
+                        if count_fits && s.largest_value <= l.hash_max_listpack_value =>
+                    {
+                        return "template-listpack"
+                    }
+                    HashTemplateListpack { .. } | HashTemplateArray { .. } => {
+                        return "template-array"
+                    }
+                    _ => {}
+                }
                 let values_fit = s.largest_element <= l.hash_max_listpack_value;
                 let fits = match vt {
                     HashZiplist | HashListpack | HashListpackEx | HashListpackExPreGa => count_fits,

@@ -6,7 +6,7 @@ mod common;
 mod craft;
 
 use common::{read_rows, testdata};
-use craft::{ArrayValue, Rdb};
+use craft::{listpack, ArrayValue, Entry, Rdb};
 use rdbscope::analyze::KeyStats;
 use rdbscope::rdb::{DecodeError, Scratch};
 use rdbscope::scan::{scan, ChecksumVerdict, Stop};
@@ -297,4 +297,302 @@ fn a_nack_zone_longer_than_the_dump_is_truncation() {
     let e = error_of(&bytes);
     assert_eq!(e.offset, at as u64);
     assert!(e.to_string().contains("consumer group NACK count"), "{e}");
+}
+
+/// An RDB 15 dump of db 0 holding what `write` adds.
+fn v15_dump(write: impl FnOnce(&mut Rdb<&mut Vec<u8>>) -> std::io::Result<()>) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rdb = Rdb::with_version(&mut out, 15).unwrap();
+    write(&mut rdb).unwrap();
+    rdb.finish().unwrap();
+    out
+}
+
+/// The crafted RDB 15 file: template 0 (`age`, `name`) and one hash of each REF form.
+#[test]
+fn the_crafted_template_file() {
+    let bytes = std::fs::read(modern("crafted-tmpl_v15.rdb")).unwrap();
+    let (_, info, stop) = read_rows(&bytes);
+    assert!(stop.is_none(), "{:?}", info.error);
+    assert_eq!(info.hash_templates, 1);
+    let (keys, _) = stats(&bytes);
+    let got: Vec<_> = keys
+        .iter()
+        .map(|k| {
+            (
+                String::from_utf8(k.key.to_vec()).unwrap(),
+                k.type_name().into_owned(),
+                k.encoding,
+                k.elements,
+                k.largest_element_bytes,
+                k.memory_bytes,
+            )
+        })
+        .collect();
+    // u1: key sds 8 + dict entry 24; robj 16 and the 16-byte values listpack.
+    // u2: the same key cost; robj 16, template pointer and two value pointers (24),
+    // sds "41" (8) and "alice" (8).
+    assert_eq!(
+        got,
+        [
+            (
+                "u1".into(),
+                "hash".into(),
+                "template-listpack",
+                Some(2),
+                4,
+                32 + 16 + 16
+            ),
+            (
+                "u2".into(),
+                "hash".into(),
+                "template-array",
+                Some(2),
+                5,
+                32 + 16 + 24 + 16
+            ),
+        ]
+    );
+}
+
+/// The self-contained forms DUMP writes (types 29 and 31), with either field format, and
+/// templates past the listpack limits.
+#[test]
+fn self_contained_and_large_template_hashes() {
+    let names = listpack(&[Entry::Str(b"field1"), Entry::Str(b"field2")]);
+    let values = listpack(&[Entry::Int(0), Entry::Int(1), Entry::Int(2)]);
+    let long = vec![b'v'; 65];
+    let many: Vec<Vec<u8>> = (0..600).map(|i| format!("f{i:04}").into_bytes()).collect();
+    let many: Vec<&[u8]> = many.iter().map(|n| n.as_slice()).collect();
+    let bytes = v15_dump(|rdb| {
+        rdb.hash_template(7, &many)?;
+        rdb.hash_template(3, &[b"a", b"b"])?;
+        rdb.select_db(0)?;
+        // 29, field names as a listpack.
+        rdb.raw(&[29, 2, b's', b'1', 0, names.len() as u8])?;
+        rdb.raw(&names)?;
+        rdb.raw(&[values.len() as u8])?;
+        rdb.raw(&values)?;
+        // 31, field names as strings; values int-encoded.
+        rdb.raw(&[31, 2, b's', b'2', 1, 2, 6])?;
+        rdb.raw(b"field1\x06field2\xc0\x01\xc0\x02")?;
+        // 30 with a value over hash-max-listpack-value, 32 with 600 fields.
+        rdb.set_template_listpack_hash(b"long", 3, &[b"x", &long[..60]])?;
+        rdb.set_template_array_hash(b"wide", 7, &vec![&b"1"[..]; 600])?;
+        rdb.set_template_array_hash(b"wide-long", 3, &[b"x", &long])?;
+        Ok(())
+    });
+    let (keys, error) = stats(&bytes);
+    assert!(error.is_none(), "{error:?}");
+    let got: Vec<_> = keys
+        .iter()
+        .map(|k| (k.encoding, k.elements, k.largest_element_bytes))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("template-listpack", Some(2), 6),
+            ("template-array", Some(2), 6),
+            ("template-listpack", Some(2), 60),
+            ("template-array", Some(600), 5),
+            ("template-array", Some(2), 65),
+        ]
+    );
+}
+
+#[test]
+fn damaged_templates_name_the_offset() {
+    // After "REDIS0015": the template record at 9.
+    let template = |rdb: &mut Rdb<&mut Vec<u8>>| -> std::io::Result<()> {
+        rdb.hash_template(0, &[b"age", b"name"])?;
+        rdb.select_db(0)?;
+        Ok(())
+    };
+    // Keys start after the template (12 bytes) and SELECTDB (2): at 23.
+    let key_at = 9 + 12 + 2;
+    type Write = Box<dyn Fn(&mut Rdb<&mut Vec<u8>>) -> std::io::Result<()>>;
+    let cases: Vec<(&str, Write, u64, &str)> = vec![
+        (
+            "array ref to an unknown template",
+            Box::new(move |rdb| {
+                template(rdb)?;
+                rdb.set_template_array_hash(b"k", 5, &[b"1", b"2"])?;
+                Ok(())
+            }),
+            key_at + 3,
+            "template 5 is not defined",
+        ),
+        (
+            "listpack ref to an unknown template",
+            Box::new(move |rdb| {
+                template(rdb)?;
+                rdb.set_template_listpack_hash(b"k", 9, &[b"1", b"2"])?;
+                Ok(())
+            }),
+            // Type, key, the blob's length byte, the listpack header.
+            key_at + 3 + 1 + 6,
+            "template 9 is not defined",
+        ),
+        (
+            "a reference before any template",
+            Box::new(|rdb| {
+                rdb.select_db(0)?;
+                rdb.set_template_array_hash(b"k", 0, &[b"1"])?;
+                Ok(())
+            }),
+            9 + 2 + 3,
+            "template 0 is not defined",
+        ),
+        (
+            "template without fields",
+            Box::new(|rdb| {
+                rdb.hash_template(0, &[])?;
+                Ok(())
+            }),
+            11,
+            "a template without fields",
+        ),
+        (
+            "unsorted fields",
+            Box::new(|rdb| {
+                rdb.hash_template(0, &[b"name", b"age"])?;
+                Ok(())
+            }),
+            9 + 3 + 5,
+            "not strictly ascending",
+        ),
+        (
+            "duplicate template id",
+            Box::new(move |rdb| {
+                rdb.hash_template(0, &[b"a"])?;
+                rdb.hash_template(0, &[b"b"])?;
+                Ok(())
+            }),
+            9 + 5,
+            "template id 0 defined twice",
+        ),
+        (
+            "one value short",
+            Box::new(move |rdb| {
+                template(rdb)?;
+                rdb.set_template_listpack_hash(b"k", 0, &[b"1"])?;
+                Ok(())
+            }),
+            // The values string (errors inside a listpack name the string holding it).
+            key_at + 3,
+            "2 entries for 2 fields",
+        ),
+        (
+            "field format 2",
+            Box::new(|rdb| {
+                rdb.select_db(0)?;
+                rdb.raw(&[31, 1, b'k', 2, 1, 1, b'a', 1, b'v'])?;
+                Ok(())
+            }),
+            9 + 2 + 3,
+            "2, expected 0 (a listpack) or 1 (strings)",
+        ),
+        (
+            "self-contained without fields",
+            Box::new(|rdb| {
+                rdb.select_db(0)?;
+                rdb.raw(&[31, 1, b'k', 1, 0])?;
+                Ok(())
+            }),
+            9 + 2 + 3,
+            "a template hash without fields",
+        ),
+    ];
+    for (what, write, offset, phrase) in cases {
+        let bytes = v15_dump(|rdb| write(rdb));
+        let e = error_of(&bytes);
+        assert_eq!(e.offset, offset, "{what}: {e}");
+        assert!(e.to_string().contains(phrase), "{what}: {e}");
+    }
+}
+
+#[test]
+fn a_truncated_template_file_names_the_offset_at_every_cut() {
+    let bytes = std::fs::read(modern("crafted-tmpl_v15.rdb")).unwrap();
+    for cut in 9..bytes.len() - 9 {
+        let e = error_of(&bytes[..cut]);
+        assert!(e.offset <= cut as u64, "cut {cut}: {e}");
+    }
+}
+
+/// Byte 243 is key metadata under `REDIS` magic and a slot import under `VALKEY080`;
+/// byte 242 means nothing to Valkey.
+#[test]
+fn opcode_243_follows_the_magic() {
+    let bytes = std::fs::read(modern("crafted-keymeta_v13.rdb")).unwrap();
+    let (rows, info, stop) = read_rows(&bytes);
+    assert!(stop.is_none(), "{:?}", info.error);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].key.as_slice(), rows[0].serialized_bytes),
+        (&b"k"[..], 5)
+    );
+    assert!(info.slot_imports.is_empty());
+
+    let job = "0123456789abcdef0123456789abcdef01234567";
+    let mut valkey = b"VALKEY080".to_vec();
+    valkey.push(243);
+    valkey.push(40);
+    valkey.extend(job.as_bytes());
+    valkey.extend([2, 0, 0x40, 100, 0x41, 0, 0x7f, 0xff]);
+    valkey.extend([0xfe, 0, 0, 1, b'k', 1, b'v', 0xff]);
+    valkey.extend([0; 8]);
+    let (rows, info, stop) = read_rows(&valkey);
+    assert!(stop.is_none(), "{:?}", info.error);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(info.slot_imports, [(job.to_string(), 2)]);
+
+    let mut valkey = b"VALKEY080\xf2\x00\x01\x01a\xff".to_vec();
+    valkey.extend([0; 8]);
+    let e = error_of(&valkey);
+    assert_eq!(e.offset, 9);
+    assert!(e.to_string().contains("unsupported type 242"), "{e}");
+}
+
+/// `report` on the real Redis 8.9.241 dump: every key, arrays and streams in their rows.
+#[test]
+fn report_on_the_real_redis_8_9_dump() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = modern("redis-8.9.241-native-types.rdb");
+    let out = rdbscope(&[
+        "report",
+        "--quiet",
+        "--out-dir",
+        dir.path().to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    let by_type: Vec<(String, u64)> = summary["by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["type"].as_str().unwrap().to_string(),
+                t["keys"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("string", 4),
+        ("list", 1),
+        ("set", 1),
+        ("zset", 2),
+        ("hash", 1),
+        ("stream", 1),
+        ("array", 1),
+    ]
+    .map(|(t, n)| (t.to_string(), n));
+    assert_eq!(by_type, expected);
 }

@@ -95,6 +95,7 @@ impl<'data> KeyStats<'data> {
         };
         summarize_value_into(
             record.value_type,
+            record.template.as_ref(),
             &mut record.value_bytes(),
             scratch,
             MemoryFacts::new(profile.allocator, compact_limit),

@@ -39,6 +39,8 @@ const LISTPACK_EX: u64 = 32;
 const STREAM: u64 = 80;
 const STREAM_CG: u64 = 40;
 const STREAM_NACK: u64 = 24;
+/// `hashTemplateArray` before its value pointers: the template pointer.
+const TEMPLATE_ARRAY: u64 = 8;
 /// Listpack header (total bytes, count) and terminator.
 pub const LISTPACK_OVERHEAD: u64 = 7;
 
@@ -419,6 +421,13 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
         }
         (RedisType::Hash, "listpack" | "ziplist") => {
             ROBJ + a.class(listpack(vt == ValueType::HashListpack))
+        }
+        // Estimates (no Redis 8.10 server measured): the values listpack as the dump holds
+        // it, or `hashTemplateArray` (template pointer, one sds pointer per field) and the
+        // values. The shared template itself is not counted per key.
+        (RedisType::Hash, "template-listpack") => ROBJ + a.class(listpack(true)),
+        (RedisType::Hash, "template-array") => {
+            ROBJ + a.class(TEMPLATE_ARRAY.saturating_add(n.saturating_mul(8))) + m.value_sds
         }
         (RedisType::Hash, "listpackex") => {
             let same = matches!(

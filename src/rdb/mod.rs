@@ -17,6 +17,7 @@ pub mod listpack;
 pub mod lzf;
 pub mod module;
 pub mod scanner;
+pub mod template;
 pub mod value;
 pub mod value_type;
 pub mod ziplist;

@@ -5,14 +5,22 @@
 use super::bytes::Bytes;
 use super::error::{DecodeError, Problem, Result};
 use super::header::{Flavor, Header};
-use super::length::{read_length, read_string, RdbString};
+use super::length::{read_count, read_length, read_string, RdbString};
 use super::module::{skip_key_metadata, skip_module_aux, ModuleId};
+use super::template::{listpack_template_id, Template};
 use super::value::{skip_value, ReleasePages, Scratch};
 use super::value_type::ValueType;
+use std::collections::HashMap;
 
 /// Opcodes (`RDB_OPCODE_*`).
 mod opcode {
+    /// Redis 8.10: a hash template (field names shared by hashes of types 30 and 32).
+    pub const HASH_TEMPLATE: u8 = 242;
+    /// Redis 8.6+: module metadata before a key. Valkey 9 (`VALKEY080`) gives the byte
+    /// to [`SLOT_IMPORT`].
     pub const KEY_METADATA: u8 = 243;
+    /// Valkey 9: an atomic slot migration being imported (job name, slot ranges).
+    pub const SLOT_IMPORT: u8 = 243;
     pub const SLOT_INFO: u8 = 244;
     pub const FUNCTION2: u8 = 245;
     pub const FUNCTION_PRE_GA: u8 = 246;
@@ -47,6 +55,8 @@ pub struct KeyRecord<'data> {
     pub expire_ms: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
+    /// The hash template a type-30 or type-32 value refers to.
+    pub template: Option<Template<'data>>,
 }
 
 impl<'data> KeyRecord<'data> {
@@ -96,6 +106,13 @@ pub enum Record<'data> {
         size: u64,
         expires_size: u64,
     },
+    /// A hash template (Redis 8.10).
+    HashTemplate(Template<'data>),
+    /// A Valkey 9 slot import in progress: the job's name and its slot ranges.
+    SlotImport {
+        job: RdbString<'data>,
+        ranges: u64,
+    },
     Key(KeyRecord<'data>),
     Eof {
         checksum: Checksum,
@@ -114,6 +131,10 @@ pub struct Scanner<'data> {
     done: bool,
     /// Skipping never decompresses; this only carries where walked pages go.
     scratch: Scratch<'data>,
+    /// Hash templates read so far, by id.
+    templates: HashMap<u64, Template<'data>>,
+    /// A compressed type-30 values listpack, expanded to read its template id.
+    template_blob: Vec<u8>,
 }
 
 impl<'data> Scanner<'data> {
@@ -127,6 +148,8 @@ impl<'data> Scanner<'data> {
             db: 0,
             done: false,
             scratch: Scratch::default(),
+            templates: HashMap::new(),
+            template_blob: Vec::new(),
         })
     }
 
@@ -148,18 +171,51 @@ impl<'data> Scanner<'data> {
     /// Whether the next record is a key (or what precedes one: expiry, LRU, LFU,
     /// metadata), rather than a file-level record or the end.
     pub fn at_key(&self) -> bool {
-        !matches!(
-            self.r.peek_u8("record type"),
-            Ok(opcode::EOF
+        let valkey = self.header.flavor == Flavor::Valkey;
+        match self.r.peek_u8("record type") {
+            Ok(opcode::SLOT_IMPORT) => !valkey,
+            Ok(opcode::HASH_TEMPLATE) => valkey,
+            Ok(
+                opcode::EOF
                 | opcode::SELECTDB
                 | opcode::RESIZEDB
                 | opcode::AUX
                 | opcode::MODULE_AUX
                 | opcode::FUNCTION2
                 | opcode::FUNCTION_PRE_GA
-                | opcode::SLOT_INFO)
-                | Err(_)
-        )
+                | opcode::SLOT_INFO,
+            )
+            | Err(_) => false,
+            Ok(_) => true,
+        }
+    }
+
+    /// The template `id` a key refers to at `at`.
+    fn template(&self, id: u64, at: u64) -> Result<Template<'data>> {
+        self.templates.get(&id).copied().ok_or_else(|| {
+            DecodeError::malformed(
+                at,
+                "hash template id",
+                format!("template {id} is not defined by an earlier template record (opcode 242)"),
+            )
+        })
+    }
+
+    /// The template a value of type `vt` at the cursor refers to, read ahead of it.
+    fn referenced_template(&mut self, vt: ValueType) -> Result<Option<Template<'data>>> {
+        let mut ahead = self.r;
+        let (id, at) = match vt {
+            ValueType::HashTemplateArray { by_ref: true } => {
+                let at = ahead.offset();
+                (read_length(&mut ahead, "hash template id")?, at)
+            }
+            ValueType::HashTemplateListpack { by_ref: true } => {
+                let values = read_string(&mut ahead, "hash template values")?;
+                listpack_template_id(&values, ahead.offset(), &mut self.template_blob)?
+            }
+            _ => return Ok(None),
+        };
+        self.template(id, at).map(Some)
     }
 
     fn next_record(&mut self) -> Result<Record<'data>> {
@@ -197,7 +253,27 @@ impl<'data> Scanner<'data> {
                 }
                 opcode::IDLE => idle_s = Some(read_length(&mut self.r, "LRU idle time")?),
                 opcode::FREQ => lfu_freq = Some(self.r.read_u8("LFU frequency")?),
+                opcode::SLOT_IMPORT if self.header.flavor == Flavor::Valkey => {
+                    let job = read_string(&mut self.r, "slot import job name")?;
+                    let ranges = read_count(&mut self.r, 2, "slot import range count")?;
+                    for _ in 0..ranges {
+                        read_length(&mut self.r, "slot import range")?;
+                        read_length(&mut self.r, "slot import range")?;
+                    }
+                    return Ok(Record::SlotImport { job, ranges });
+                }
                 opcode::KEY_METADATA => skip_key_metadata(&mut self.r)?,
+                opcode::HASH_TEMPLATE if self.header.flavor == Flavor::Redis => {
+                    let template = Template::read(&mut self.r)?;
+                    if self.templates.insert(template.id, template).is_some() {
+                        return Err(DecodeError::malformed(
+                            at,
+                            "hash template",
+                            format!("template id {} defined twice", template.id),
+                        ));
+                    }
+                    return Ok(Record::HashTemplate(template));
+                }
                 opcode::MODULE_AUX => {
                     return Ok(Record::ModuleAux(skip_module_aux(&mut self.r)?));
                 }
@@ -248,7 +324,13 @@ impl<'data> Scanner<'data> {
                     let key = read_string(&mut self.r, "key")?;
                     let value_offset = self.r.offset();
                     let start = self.r.position();
-                    skip_value(value_type, &mut self.r, &mut self.scratch)?;
+                    let template = self.referenced_template(value_type)?;
+                    skip_value(
+                        value_type,
+                        template.as_ref(),
+                        &mut self.r,
+                        &mut self.scratch,
+                    )?;
                     let value = self.r.since(start);
                     return Ok(Record::Key(KeyRecord {
                         db: self.db,
@@ -261,6 +343,7 @@ impl<'data> Scanner<'data> {
                         expire_ms,
                         idle_s,
                         lfu_freq,
+                        template,
                     }));
                 }
             }

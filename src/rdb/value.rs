@@ -14,6 +14,7 @@ use super::intset::Intset;
 use super::length::{decimal_len, read_count, read_length, read_string, RdbString};
 use super::listpack::{self, Listpack};
 use super::module::{skip_module_value, ModuleId};
+use super::template::{FieldOrder, Template};
 use super::value_type::ValueType;
 use super::ziplist::Ziplist;
 use super::zipmap::Zipmap;
@@ -52,6 +53,9 @@ pub struct ValueSummary {
     /// and scores, fields and values, list elements): decides list → listpack, and sizes
     /// the listpacks the server builds while loading.
     pub listpack_estimate: u64,
+    /// Bytes of the largest hash value of a template hash (decides whether it fits a
+    /// listpack: its field names live in the shared template).
+    pub largest_value: u64,
     /// Hash fields that carry a TTL (Redis 7.4+, Valkey 9).
     pub fields_with_ttl: u64,
     pub module: Option<ModuleId>,
@@ -147,10 +151,16 @@ impl<'p> Scratch<'p> {
     }
 }
 
-/// Skips the value at `r`, leaving `r` just after it.
-pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
+/// Skips the value at `r`, leaving `r` just after it. `template` is the hash template a
+/// type-30 or type-32 value refers to.
+pub fn skip_value(
+    vt: ValueType,
+    template: Option<&Template<'_>>,
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch<'_>,
+) -> Result<()> {
     let mut unused = ValueSummary::default();
-    walk::<false>(vt, r, scratch, &mut unused)
+    walk::<false>(vt, template, r, scratch, &mut unused)
 }
 
 /// Walks the value at `r` and describes it in `s` (overwritten), gathering the memory
@@ -158,6 +168,7 @@ pub fn skip_value(vt: ValueType, r: &mut Bytes<'_>, scratch: &mut Scratch<'_>) -
 #[inline]
 pub fn summarize_value_into(
     vt: ValueType,
+    template: Option<&Template<'_>>,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
     memory: MemoryFacts,
@@ -168,7 +179,7 @@ pub fn summarize_value_into(
         memory,
         ..ValueSummary::default()
     };
-    walk::<true>(vt, r, scratch, s)
+    walk::<true>(vt, template, r, scratch, s)
 }
 
 /// The bytes of a string that holds a container blob, decompressed if needed, and the
@@ -309,6 +320,7 @@ fn pairs(n: u64, at: u64, reading: &'static str, per: u64) -> Result<u64> {
 
 fn walk<const DEEP: bool>(
     vt: ValueType,
+    template: Option<&Template<'_>>,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
@@ -525,6 +537,169 @@ fn walk<const DEEP: bool>(
         }
         Stream(version) => walk_stream::<DEEP>(version, r, scratch, s)?,
         Array => walk_array::<DEEP>(r, scratch, s)?,
+        HashTemplateListpack { by_ref } => {
+            walk_template_hash::<DEEP>(true, by_ref, template, r, scratch, s)?
+        }
+        HashTemplateArray { by_ref } => {
+            walk_template_hash::<DEEP>(false, by_ref, template, r, scratch, s)?
+        }
+    }
+    Ok(())
+}
+
+/// A hash on a field-name template (types 29–32): the field names inline (29, 31) or from
+/// the template the scanner resolved (30, 32), then the values in a listpack whose first
+/// entry is the template id (29, 30) or as one string each (31, 32).
+fn walk_template_hash<const DEEP: bool>(
+    values_in_listpack: bool,
+    by_ref: bool,
+    template: Option<&Template<'_>>,
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch<'_>,
+    s: &mut ValueSummary,
+) -> Result<()> {
+    let fields = if by_ref {
+        let Some(t) = template else {
+            return Err(DecodeError::malformed(
+                r.offset(),
+                "hash template id",
+                "a template reference read without its template",
+            ));
+        };
+        if !values_in_listpack {
+            let at = r.offset();
+            let id = read_length(r, "hash template id")?;
+            if id != t.id {
+                return Err(DecodeError::malformed(
+                    at,
+                    "hash template id",
+                    format!("template {id} where {} was resolved", t.id),
+                ));
+            }
+        }
+        if DEEP {
+            for name in t.names() {
+                s.element_len(name?.len());
+            }
+        }
+        t.field_count
+    } else {
+        inline_template_fields::<DEEP>(r, scratch, s)?
+    };
+    if values_in_listpack {
+        let at = r.offset();
+        let values = read_string(r, "hash template values")?;
+        if DEEP {
+            let (bytes, origin, compressed) = blob(values, at, &mut scratch.blob)?;
+            s.memory.blob_bytes = Some(bytes.len() as u64);
+            locate(template_values(bytes, origin, fields, s), compressed)?;
+        }
+    } else {
+        for _ in 0..fields {
+            scratch.walked_to(r.offset());
+            let value = read_string(r, "hash template value")?;
+            if DEEP {
+                s.string(&value)?;
+                s.largest_value = s.largest_value.max(value.len());
+                s.memory.value(value.len());
+            }
+        }
+    }
+    if DEEP {
+        s.elements = Some(fields);
+        s.all_integers = false;
+    }
+    Ok(())
+}
+
+/// The field names of a self-contained template hash: a format (0: a listpack of names,
+/// 1: a count and one string each), then the names, strictly ascending. Returns the count.
+fn inline_template_fields<const DEEP: bool>(
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch<'_>,
+    s: &mut ValueSummary,
+) -> Result<u64> {
+    const READING: &str = "hash template field names";
+    let at = r.offset();
+    let mut order = FieldOrder::default();
+    let fields = match read_length(r, "hash template field format")? {
+        0 => {
+            let at = r.offset();
+            let names = read_string(r, READING)?;
+            let (bytes, origin, compressed) = blob(names, at, &mut scratch.blob)?;
+            let lp = locate(Listpack::parse(bytes, origin), compressed)?;
+            let mut n = 0u64;
+            let mut entry_at = origin.saturating_add(6);
+            for entry in lp.iter() {
+                let (name, size) = locate(entry, compressed)?;
+                locate(order.check_element(name, entry_at), compressed)?;
+                if DEEP {
+                    s.element_len(name.len());
+                }
+                entry_at = entry_at.saturating_add(size);
+                n = n.saturating_add(1);
+            }
+            n
+        }
+        1 => {
+            let n = read_count(r, 1, "hash template field count")?;
+            for _ in 0..n {
+                let at = r.offset();
+                let name = read_string(r, READING)?;
+                order.check_string(&name, at)?;
+                if DEEP {
+                    s.element_len(name.len());
+                }
+            }
+            n
+        }
+        format => {
+            return Err(DecodeError::malformed(
+                at,
+                "hash template field format",
+                format!("{format}, expected 0 (a listpack) or 1 (strings)"),
+            ))
+        }
+    };
+    if fields == 0 {
+        return Err(DecodeError::malformed(
+            at,
+            READING,
+            "a template hash without fields",
+        ));
+    }
+    Ok(fields)
+}
+
+/// The values listpack of a template hash: a template id (an integer), then one value per
+/// field.
+fn template_values(bytes: &[u8], origin: u64, fields: u64, s: &mut ValueSummary) -> Result<()> {
+    const READING: &str = "hash template values";
+    let mut first_is_id = false;
+    let mut largest = 0;
+    let (n, _) = for_each_listpack(bytes, origin, |i, e, _| {
+        if i == 0 {
+            first_is_id = matches!(e, Element::Int(id) if id >= 0);
+        } else {
+            largest = largest.max(e.len());
+            s.memory.value(e.len());
+        }
+    })?;
+    s.largest_value = largest;
+    s.largest_element = s.largest_element.max(largest);
+    if n == 0 || !first_is_id {
+        return Err(DecodeError::malformed(
+            origin,
+            READING,
+            "the first entry is not a template id (a non-negative integer)",
+        ));
+    }
+    if n != fields.saturating_add(1) {
+        return Err(DecodeError::malformed(
+            origin,
+            READING,
+            format!("{n} entries for {fields} fields (a template id and one value each)"),
+        ));
     }
     Ok(())
 }
@@ -965,6 +1140,7 @@ mod tests {
                 let mut s = ValueSummary::default();
                 summarize_value_into(
                     ValueType::ListLinked,
+                    None,
                     &mut r,
                     &mut scratch,
                     MemoryFacts::default(),
@@ -973,7 +1149,7 @@ mod tests {
                 .unwrap();
                 assert_eq!(s.elements, Some(40));
             } else {
-                skip_value(ValueType::ListLinked, &mut r, &mut scratch).unwrap();
+                skip_value(ValueType::ListLinked, None, &mut r, &mut scratch).unwrap();
             }
             assert!(r.is_empty());
             let element = 5 + (2 << 20);
@@ -994,6 +1170,7 @@ mod tests {
         let pages = Recorded::default();
         skip_value(
             ValueType::ListLinked,
+            None,
             &mut Bytes::new(&data, 0),
             &mut Scratch::releasing(&pages),
         )
@@ -1001,7 +1178,7 @@ mod tests {
         assert!(pages.0.lock().unwrap().is_empty());
         let long = linked_list(40, 2 << 20);
         let mut r = Bytes::new(&long, 0);
-        skip_value(ValueType::ListLinked, &mut r, &mut Scratch::default()).unwrap();
+        skip_value(ValueType::ListLinked, None, &mut r, &mut Scratch::default()).unwrap();
         assert!(r.is_empty());
     }
 }

@@ -81,6 +81,15 @@ pub enum ValueType {
     ValkeyHash2,
     /// Redis 8.8+ sparse array (type 28).
     Array,
+    /// Redis 8.10 hash on a field-name template, values in a listpack: self-contained
+    /// (type 29, field names inline) or referring to an opcode-242 template (type 30).
+    HashTemplateListpack {
+        by_ref: bool,
+    },
+    /// The same with values as separate strings (types 31 and 32).
+    HashTemplateArray {
+        by_ref: bool,
+    },
 }
 
 impl ValueType {
@@ -117,6 +126,10 @@ impl ValueType {
             26 if flavor == Flavor::Redis => Stream(4),
             27 if flavor == Flavor::Redis => Stream(5),
             28 if flavor == Flavor::Redis => Array,
+            29 if flavor == Flavor::Redis => HashTemplateListpack { by_ref: false },
+            30 if flavor == Flavor::Redis => HashTemplateListpack { by_ref: true },
+            31 if flavor == Flavor::Redis => HashTemplateArray { by_ref: false },
+            32 if flavor == Flavor::Redis => HashTemplateArray { by_ref: true },
             _ => return None,
         })
     }
@@ -128,8 +141,17 @@ impl ValueType {
             ListLinked | ListZiplist | ListQuicklist | ListQuicklist2 => RedisType::List,
             SetPlain | SetIntset | SetListpack => RedisType::Set,
             ZSetText | ZSetBinary | ZSetZiplist | ZSetListpack => RedisType::ZSet,
-            HashPlain | HashZipmap | HashZiplist | HashListpack | HashMetadataPreGa
-            | HashListpackExPreGa | HashMetadata | HashListpackEx | ValkeyHash2 => RedisType::Hash,
+            HashPlain
+            | HashZipmap
+            | HashZiplist
+            | HashListpack
+            | HashMetadataPreGa
+            | HashListpackExPreGa
+            | HashMetadata
+            | HashListpackEx
+            | ValkeyHash2
+            | HashTemplateListpack { .. }
+            | HashTemplateArray { .. } => RedisType::Hash,
             Stream(_) => RedisType::Stream,
             Array => RedisType::Array,
             ModulePreGa | Module2 => RedisType::Module,
@@ -169,6 +191,10 @@ impl ValueType {
             HashListpackEx => "hash_listpack_ex",
             ValkeyHash2 => "hash_2",
             Array => "array",
+            HashTemplateListpack { by_ref: false } => "hash_tmpl_lp",
+            HashTemplateListpack { by_ref: true } => "hash_tmpl_lp_ref",
+            HashTemplateArray { by_ref: false } => "hash_tmpl_array",
+            HashTemplateArray { by_ref: true } => "hash_tmpl_array_ref",
         }
     }
 }

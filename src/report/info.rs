@@ -115,6 +115,15 @@ pub fn text(
     if info.slot_infos > 0 {
         line("slot info", format!("{} records", info.slot_infos));
     }
+    if info.hash_templates > 0 {
+        line("hash templates", info.hash_templates.to_string());
+    }
+    for (job, ranges) in &info.slot_imports {
+        line(
+            "slot import",
+            format!("job {} ({ranges} slot ranges)", escape_key(job.as_bytes())),
+        );
+    }
     if let Some(e) = &info.error {
         line("ERROR", e.to_string());
     }
@@ -192,6 +201,10 @@ pub fn json(
         "functions": info.functions,
         "module_aux": info.module_aux,
         "slot_info_records": info.slot_infos,
+        "hash_templates": info.hash_templates,
+        "slot_imports": info.slot_imports.iter().map(|(job, ranges)| json!({
+            "job": job, "slot_ranges": ranges,
+        })).collect::<Vec<_>>(),
         "keys": info.keys,
         "memory": {
             "keys_bytes": memory.keys_bytes,

@@ -1,6 +1,7 @@
 //! Writing small RDB files byte by byte, for tests whose answers are known in advance:
 //! RDB 9 (`REDIS0009`) or a chosen version, string and plain set values, RDB 14 sparse
-//! arrays, optional expiries and aux fields, checksum written as zero (disabled).
+//! arrays, RDB 15 hash templates and template hashes, optional expiries and aux fields,
+//! checksum written as zero (disabled).
 
 #![allow(dead_code)]
 
@@ -22,6 +23,37 @@ pub enum ArrayValue<'a> {
     Float(f64),
     /// Tag 3: a short string held inline.
     Short(&'a [u8]),
+}
+
+/// A listpack of short entries: integers 0–127 and strings under 64 bytes.
+pub fn listpack(entries: &[Entry<'_>]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for e in entries {
+        match *e {
+            Entry::Int(v) => {
+                assert!(v < 128);
+                body.extend([v, 1]);
+            }
+            Entry::Str(s) => {
+                assert!(s.len() < 64);
+                body.push(0x80 | s.len() as u8);
+                body.extend_from_slice(s);
+                body.push(1 + s.len() as u8);
+            }
+        }
+    }
+    let mut lp = ((body.len() + 7) as u32).to_le_bytes().to_vec();
+    lp.extend((entries.len() as u16).to_le_bytes());
+    lp.extend(body);
+    lp.push(0xff);
+    lp
+}
+
+/// A listpack entry for [`listpack`].
+#[derive(Clone, Copy, Debug)]
+pub enum Entry<'a> {
+    Int(u8),
+    Str(&'a [u8]),
 }
 
 pub fn length(n: usize) -> Vec<u8> {
@@ -165,6 +197,49 @@ impl<W: Write> Rdb<W> {
                     self.string(s)?;
                 }
             }
+        }
+        Ok(self)
+    }
+
+    /// A hash template record (opcode 242, RDB 15): `names` as given (the reader wants
+    /// them ascending, shorter first).
+    pub fn hash_template(&mut self, id: u64, names: &[&[u8]]) -> io::Result<&mut Self> {
+        self.out.write_all(&[0xF2])?;
+        self.out.write_all(&long_length(id))?;
+        self.out.write_all(&length(names.len()))?;
+        for n in names {
+            self.string(n)?;
+        }
+        Ok(self)
+    }
+
+    /// A hash on template `id`, values in a listpack after the id (type 30).
+    pub fn set_template_listpack_hash(
+        &mut self,
+        key: &[u8],
+        id: u8,
+        values: &[&[u8]],
+    ) -> io::Result<&mut Self> {
+        self.out.write_all(&[30])?;
+        self.string(key)?;
+        let mut entries = vec![Entry::Int(id)];
+        entries.extend(values.iter().map(|v| Entry::Str(v)));
+        self.string(&listpack(&entries))?;
+        Ok(self)
+    }
+
+    /// A hash on template `id`, values as strings (type 32).
+    pub fn set_template_array_hash(
+        &mut self,
+        key: &[u8],
+        id: u64,
+        values: &[&[u8]],
+    ) -> io::Result<&mut Self> {
+        self.out.write_all(&[32])?;
+        self.string(key)?;
+        self.out.write_all(&long_length(id))?;
+        for v in values {
+            self.string(v)?;
         }
         Ok(self)
     }
