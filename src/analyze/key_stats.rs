@@ -98,7 +98,7 @@ impl<'data> KeyStats<'data> {
             record.template.as_ref(),
             &mut record.value_bytes(),
             scratch,
-            MemoryFacts::new(profile.allocator, compact_limit),
+            MemoryFacts::new(profile.allocator, compact_limit, profile.valkey_9()),
             &mut self.summary,
         )?;
         let summary = &self.summary;

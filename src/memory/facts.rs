@@ -25,10 +25,12 @@ pub struct MemoryFacts {
     /// with a pointer to a separate value sds (counted here too).
     pub valkey_hash_entries: u64,
     /// Σ expected allocations of Valkey 9 skiplist nodes, which embed their member, over
-    /// the random node levels, in 1/1000 bytes.
+    /// the random node levels, in 1/1000 bytes (see [`MemoryFacts::zset_member`]).
     pub valkey9_zset_nodes_millis: u64,
     /// Length of the latest hash field, which the next value belongs to.
     last_field: u64,
+    /// Whether sorted-set members live in their skiplist nodes (Valkey 9).
+    embedded_zset_nodes: bool,
     /// Exact bytes of a listpack or intset blob stored in the dump (kept if the server
     /// keeps the compact encoding).
     pub blob_bytes: Option<u64>,
@@ -63,10 +65,13 @@ pub struct MemoryFacts {
 const STREAM_NODE_PREALLOC: u64 = 4096;
 
 impl MemoryFacts {
-    pub fn new(alloc: Allocator, compact_limit: u64) -> Self {
+    /// Facts sized by `alloc`; `embedded_zset_nodes` on Valkey 9, whose skiplist nodes
+    /// embed their member.
+    pub fn new(alloc: Allocator, compact_limit: u64, embedded_zset_nodes: bool) -> Self {
         MemoryFacts {
             alloc,
             compact_limit,
+            embedded_zset_nodes,
             ..MemoryFacts::default()
         }
     }
@@ -78,18 +83,28 @@ impl MemoryFacts {
         self.last_field = len;
     }
 
-    /// A sorted-set member: also a Valkey 9 skiplist node holding it.
+    /// A sorted-set member; on Valkey 9 also the skiplist node that embeds it: 32 bytes
+    /// with the first level, 16 per further level, a header-size byte and the member's
+    /// sds. Levels are random, P(level = k) = 0.75 × 0.25^(k-1): the expectation over
+    /// levels 1 to 6 (the rest, 0.02 %, counted at 6).
     #[inline]
     pub fn zset_member(&mut self, len: u64) {
         self.member(len);
-        // Node: 36 bytes and 16 per level, then the member; P(level = k) = 0.75 × 0.25^(k-1).
-        let mut p = 750_000u64;
-        let mut millis = 0;
-        for level in 1..=8 {
-            millis += p * self.alloc.class(36 + 16 * level + len);
-            p /= 4;
+        if self.embedded_zset_nodes {
+            let member = 1 + sds_header(len) + len + 1;
+            let mut millis = 0;
+            for (level, weight) in [
+                (1, 750_000),
+                (2, 187_500),
+                (3, 46_875),
+                (4, 11_719),
+                (5, 2_930),
+                (6, 976),
+            ] {
+                millis += weight * self.alloc.class(16 + 16 * level + member);
+            }
+            self.valkey9_zset_nodes_millis += millis / 1000;
         }
-        self.valkey9_zset_nodes_millis += millis / 1000;
     }
 
     /// A hash field; its value follows with [`MemoryFacts::value`].

