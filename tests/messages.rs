@@ -283,7 +283,7 @@ fn the_lint_says_what_findings_and_keys_count_and_how_many_are_listed() {
     // One pattern (svc:*:xxx…) holds the five keys without a TTL.
     assert_eq!(summary_row("ttl.missing"), [1, 5]);
     assert!(text.contains(
-        "findings: the keys, patterns, minutes, slots or files breaking a rule; keys: the keys they cover\n"
+        "findings: the keys, patterns, minutes, slots or files breaking a rule;\nkeys: the keys those findings cover\n"
     ));
     assert!(
         text.contains(

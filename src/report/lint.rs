@@ -168,7 +168,8 @@ pub fn summary_table(r: &LintReport) -> String {
     t.align_left(5).names_in(5, Keep::Start);
     format!(
         "Lint summary\n{t}\n\
-         findings: the keys, patterns, minutes, slots or files breaking a rule; keys: the keys they cover\n"
+         findings: the keys, patterns, minutes, slots or files breaking a rule;\n\
+         keys: the keys those findings cover\n"
     )
 }
 
