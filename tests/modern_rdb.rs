@@ -534,6 +534,14 @@ fn opcode_243_follows_the_magic() {
     );
     assert!(info.slot_imports.is_empty());
 
+    // At most 7 metadata classes (the count byte follows the opcode at 11).
+    let mut eight = bytes.clone();
+    eight[12] = 8;
+    eight.splice(13..13, [0u8; 7 * 5]);
+    let e = error_of(&eight);
+    assert_eq!(e.offset, 12);
+    assert!(e.to_string().contains("8 classes, at most 7"), "{e}");
+
     let job = "0123456789abcdef0123456789abcdef01234567";
     let mut valkey = b"VALKEY080".to_vec();
     valkey.push(243);

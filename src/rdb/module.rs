@@ -77,10 +77,21 @@ pub fn skip_module_aux(r: &mut Bytes<'_>) -> Result<ModuleId> {
     Ok(id)
 }
 
-/// Skips the 8.x key-metadata block (opcode 243): a class count, then per class a 4-byte
-/// class spec and a value stream.
+/// Module metadata classes a key can carry (ids 1–7): Redis refuses a dump with more.
+const KEY_METADATA_MAX_CLASSES: u64 = 7;
+
+/// Skips the 8.x key-metadata block (opcode 243): a class count (at most 7), then per class
+/// a 4-byte class spec and a value stream.
 pub fn skip_key_metadata(r: &mut Bytes<'_>) -> Result<()> {
+    let at = r.offset();
     let classes = super::length::read_count(r, 5, "key metadata class count")?;
+    if classes > KEY_METADATA_MAX_CLASSES {
+        return Err(super::error::DecodeError::malformed(
+            at,
+            "key metadata class count",
+            format!("{classes} classes, at most {KEY_METADATA_MAX_CLASSES}"),
+        ));
+    }
     for _ in 0..classes {
         r.skip(4, "key metadata class spec")?;
         skip_module_values(r)?;

@@ -425,6 +425,17 @@ mod tests {
         assert_eq!(ks[0].serialized_bytes, 6);
     }
 
+    /// Templates (Redis) and slot imports (Valkey) are file-level records; key metadata
+    /// (Redis 243) starts a key.
+    #[test]
+    fn bytes_242_and_243_follow_the_magic() {
+        let at_key = |dump: &[u8]| Scanner::new(dump).unwrap().at_key();
+        assert!(!at_key(b"REDIS0015\xf2"));
+        assert!(at_key(b"REDIS0015\xf3"));
+        assert!(!at_key(b"VALKEY080\xf3"));
+        assert!(at_key(b"VALKEY080\xf2"));
+    }
+
     /// `at_key` stops before whatever starts a key, and only there.
     #[test]
     fn the_first_key_is_recognised_before_it_is_read() {
