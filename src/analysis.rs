@@ -17,7 +17,7 @@ use crate::input::Dump;
 use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
-use crate::scan::{ChecksumVerdict, DumpScan};
+use crate::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::server::{ProfileOverrides, ServerProfile};
 use std::cell::RefCell;
 use std::io::{self, Write};
@@ -40,6 +40,13 @@ pub struct FileSummary {
     /// The allocator the memory model used, and how it was chosen (`None` when the dump
     /// could not be opened).
     pub allocator: Option<AllocatorChoice>,
+    /// The server the memory model stood for: family, version, encoding thresholds (with
+    /// the overrides applied; `None` when the header could not be read).
+    pub profile: Option<ServerProfile>,
+    /// What the user said over the dump: `--redis-version`, and the configuration
+    /// directives (`--config`, `--config-set`) in the order applied.
+    pub version_given: bool,
+    pub config: Vec<(String, String)>,
     pub file_bytes: u64,
     /// Keys read, before filters.
     pub keys_scanned: u64,
@@ -167,6 +174,8 @@ fn analyze_one<A: Aggregator>(
     if path == Path::new("-") {
         progress.add_length(dump.len() as u64);
     }
+    check_overrides(&dump, &options.overrides)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
     let allocator = choose_allocator(&dump, &options.overrides);
     let options = &Options {
         overrides: allocator.apply_to(&options.overrides),
@@ -211,6 +220,9 @@ fn analyze_one<A: Aggregator>(
             .aux_value("used-mem")
             .and_then(|v| v.trim().parse().ok()),
         allocator: Some(allocator),
+        profile,
+        version_given: options.overrides.version.is_some(),
+        config: options.overrides.config.clone(),
         file_bytes: info.file_bytes,
         keys_scanned: info.keys,
         reference_ms: source.reference_ms,
@@ -281,6 +293,9 @@ fn empty_summary(name: String) -> FileSummary {
         ctime: None,
         used_mem: None,
         allocator: None,
+        profile: None,
+        version_given: false,
+        config: Vec::new(),
         file_bytes: 0,
         keys_scanned: 0,
         reference_ms: 0,

@@ -6,7 +6,7 @@ use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::Function;
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{Checksum, DecodeError, Header, KeyRecord, RdbString, Record, Scanner};
-use crate::server::ServerProfile;
+use crate::server::{ProfileOverrides, ServerProfile};
 use std::collections::BTreeMap;
 
 /// Per-db counts: what RESIZEDB announced and what was read.
@@ -84,6 +84,17 @@ impl DumpInfo {
             .and_then(|t| t.parse::<i64>().ok())
             .map(|s| s.saturating_mul(1000));
         Some(profile)
+    }
+}
+
+/// Checks `overrides` against what `dump` says of itself before its first key:
+/// `--redis-version` must name a server that writes the dump's RDB version.
+pub fn check_overrides(dump: &[u8], overrides: &ProfileOverrides) -> Result<(), String> {
+    let mut scan = DumpScan::new(dump);
+    scan.read_preamble();
+    match (scan.info().header, scan.info().profile()) {
+        (Some(header), Some(dumped)) => overrides.check_version(&dumped, header.version),
+        _ => Ok(()),
     }
 }
 

@@ -48,7 +48,7 @@ pub struct ServerProfile {
 }
 
 /// Thresholds that decide compact versus big encodings (`*-max-listpack-*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct EncodingLimits {
     pub hash_max_listpack_entries: u64,
     pub hash_max_listpack_value: u64,
@@ -298,6 +298,29 @@ impl ServerProfile {
     }
 }
 
+/// The RDB versions a server of `family` at `version` writes (a release line writes one;
+/// Redis 8.0–8.4 write 12, 8.6 13, 8.8 14, 8.9 pre-releases and 8.10 15; Valkey 7.2–8.1
+/// write 11 and 9.0 on its own `VALKEY080`). Versions past the known ones may write a
+/// later format.
+pub fn rdb_versions_written(family: Family, version: Version) -> std::ops::RangeInclusive<u32> {
+    let at_least = |major, minor| version >= Version(major, minor, 0);
+    match family {
+        Family::Valkey if at_least(9, 0) => 80..=99,
+        Family::Valkey if at_least(7, 2) => 11..=11,
+        _ if at_least(8, 9) => 15..=79,
+        _ if at_least(8, 8) => 14..=14,
+        _ if at_least(8, 6) => 13..=13,
+        _ if at_least(7, 4) => 12..=12,
+        _ if at_least(7, 2) => 11..=11,
+        _ if at_least(7, 0) => 10..=10,
+        _ if at_least(5, 0) => 9..=9,
+        _ if at_least(4, 0) => 8..=8,
+        _ if at_least(3, 2) => 7..=7,
+        _ if at_least(2, 6) => 6..=6,
+        _ => 1..=5,
+    }
+}
+
 /// How the allocator is chosen: `--allocator auto` (the default) or a named one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AllocatorSetting {
@@ -317,6 +340,29 @@ pub struct ProfileOverrides {
 }
 
 impl ProfileOverrides {
+    /// Whether `--redis-version` names a server that can have written a dump of
+    /// `rdb_version` whose own aux fields point to `dumped` (its family).
+    pub fn check_version(&self, dumped: &ServerProfile, rdb_version: u32) -> Result<(), String> {
+        let Some(v) = self.version else {
+            return Ok(());
+        };
+        let written = rdb_versions_written(dumped.family, v);
+        if written.contains(&rdb_version) {
+            return Ok(());
+        }
+        let family = format!("{:?}", dumped.family);
+        let writes = if written.start() == written.end() {
+            format!("RDB {}", written.start())
+        } else {
+            format!("RDB {} to {}", written.start(), written.end())
+        };
+        Err(format!(
+            "--redis-version {v}: {family} {v} writes {writes}, but this dump is RDB \
+             {rdb_version}; name the version of the server that wrote it (or leave the \
+             option out: the dump's own version aux field is used)"
+        ))
+    }
+
     pub fn apply(&self, mut p: ServerProfile) -> ServerProfile {
         if let Some(v) = self.version {
             p.version = v;
@@ -420,6 +466,34 @@ mod tests {
         assert_eq!(p.family, Family::Redis);
         let p = ServerProfile::detect(Flavor::Redis, 9, None, None);
         assert_eq!(p.version, Version(5, 0, 0));
+    }
+
+    #[test]
+    fn redis_version_must_write_the_dumps_rdb_version() {
+        let dumped = ServerProfile::detect(Flavor::Redis, 10, Some("7.0.15"), None);
+        let given = |v: &str| ProfileOverrides {
+            version: Version::parse(v),
+            ..ProfileOverrides::default()
+        };
+        assert_eq!(given("7.0.4").check_version(&dumped, 10), Ok(()));
+        assert_eq!(
+            ProfileOverrides::default().check_version(&dumped, 10),
+            Ok(())
+        );
+        let err = given("6.2.14").check_version(&dumped, 10).unwrap_err();
+        assert!(
+            err.contains("Redis 6.2.14 writes RDB 9, but this dump is RDB 10"),
+            "{err}"
+        );
+        assert!(given("7.4.0").check_version(&dumped, 10).is_err());
+        let valkey9 = ServerProfile::detect(Flavor::Valkey, 80, None, Some("9.1.2"));
+        assert_eq!(given("9.0.0").check_version(&valkey9, 80), Ok(()));
+        let err = given("8.1.8").check_version(&valkey9, 80).unwrap_err();
+        assert!(
+            err.contains("Valkey 8.1.8 writes RDB 11, but this dump is RDB 80"),
+            "{err}"
+        );
+        assert_eq!(given("8.10.0").check_version(&dumped, 15), Ok(()));
     }
 
     #[test]

@@ -998,3 +998,68 @@ fn allocator_choice_is_shown_in_info_report_and_summary() {
     assert_eq!(s["files"][0]["model"]["allocator"]["name"], "jemalloc-16");
     assert_eq!(s["files"][0]["model"]["allocator"]["chosen_by"], "option");
 }
+
+/// summary.json records every setting the model used (allocator, server and where its
+/// version came from, thresholds and the directives given, lint thresholds), and a
+/// `--redis-version` that cannot have written the dump's RDB version is refused.
+#[test]
+fn summary_records_the_model_settings_and_the_version_is_checked() {
+    let dump = common::testdata().join("real/redis-7.0.15-alltypes.rdb");
+    let (dir, o) = report_dir(
+        &[dump.as_path()],
+        &[
+            "--redis-version",
+            "7.0.4",
+            "--config-set",
+            "hash-max-listpack-entries=100",
+            "--allocator",
+            "jemalloc-16",
+        ],
+    );
+    assert!(code(&o) <= 1, "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(dir.path());
+    let model = &s["files"][0]["model"];
+    assert_eq!(model["allocator"]["name"], "jemalloc-16");
+    assert_eq!(model["server"]["family"], "redis");
+    assert_eq!(model["server"]["version"], "7.0.4");
+    assert_eq!(model["server"]["version_from"], "--redis-version");
+    assert_eq!(model["limits"]["hash_max_listpack_entries"], 100);
+    assert_eq!(model["limits"]["zset_max_listpack_entries"], 128);
+    assert_eq!(model["config"][0]["name"], "hash-max-listpack-entries");
+    assert_eq!(model["config"][0]["value"], "100");
+    assert_eq!(s["lint"]["thresholds"]["key_max_bytes"], 100);
+    let (dir, _) = report_dir(&[dump.as_path()], &[]);
+    let s = summary(dir.path());
+    assert_eq!(s["files"][0]["model"]["server"]["version"], "7.0.15");
+    assert_eq!(s["files"][0]["model"]["server"]["version_from"], "dump");
+
+    let dump = dump.to_str().unwrap();
+    for command in ["info", "keys", "report"] {
+        let o = rdbscope(&[command, "--redis-version", "6.2.0", dump]);
+        assert_eq!(code(&o), 2, "{command}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(
+                "--redis-version 6.2.0: Redis 6.2.0 writes RDB 9, but this dump is RDB 10"
+            ),
+            "{command}: {err}"
+        );
+    }
+    let valkey9 = common::testdata().join("modern/valkey-9.1.2-alltypes.rdb");
+    let o = rdbscope(&[
+        "info",
+        "--redis-version",
+        "8.1.8",
+        valkey9.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("Valkey 8.1.8 writes RDB 11, but this dump is RDB 80"));
+    let o = rdbscope(&[
+        "info",
+        "--redis-version",
+        "9.0.0",
+        valkey9.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}

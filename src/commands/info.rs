@@ -7,7 +7,7 @@ use crate::input::Dump;
 use crate::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
-use crate::scan::{ChecksumVerdict, DumpInfo};
+use crate::scan::{check_overrides, ChecksumVerdict, DumpInfo};
 use serde_json::Value;
 use std::io::{self, Write};
 use std::path::Path;
@@ -83,6 +83,8 @@ fn describe(
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let name = dump.display_name();
     let overrides = args.common.overrides()?;
+    check_overrides(&dump, &overrides)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
     let allocator = choose_allocator(&dump, &overrides);
     let options = Options {
         verify_checksum: true,

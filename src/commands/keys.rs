@@ -7,7 +7,7 @@ use crate::input::Dump;
 use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
 use crate::report::keys::RowFormat;
-use crate::scan::ChecksumVerdict;
+use crate::scan::{check_overrides, ChecksumVerdict};
 use std::io::{self, Write};
 
 pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
@@ -27,6 +27,8 @@ pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
         };
         let name = dump.display_name();
         progress.set_message(&name);
+        check_overrides(&dump, &options.overrides)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
         let options = Options {
             overrides: choose_allocator(&dump, &options.overrides).apply_to(&options.overrides),
             ..options.clone()

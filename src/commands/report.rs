@@ -6,7 +6,7 @@ use crate::analysis::{self, Analysis, RowSink};
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::lint::{self, LintReport, Linted};
+use crate::lint::{self, LintReport, Linted, Thresholds};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
 use crate::report::keys::{KeysFormat, RowFormat};
@@ -70,7 +70,14 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
     };
     let (analysis, lint) = lint::evaluate(analysis);
     if let Some(dir) = &args.out_dir {
-        write_out_dir(dir, &analysis, &lint, &config, filtered)?;
+        write_out_dir(
+            dir,
+            &analysis,
+            &lint,
+            &lint_config.thresholds,
+            &config,
+            filtered,
+        )?;
         if !args.run.quiet {
             eprintln!(
                 "rdbscope: wrote summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
@@ -89,7 +96,7 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
         ReportFormat::Json => serde_json::to_writer_pretty(
             &mut out,
-            &summary_with_lint(&analysis, &lint, &config, filtered),
+            &summary_with_lint(&analysis, &lint, &lint_config.thresholds, &config, filtered),
         )
         .map_err(io::Error::from)
         .and_then(|()| out.write_all(b"\n")),
@@ -146,11 +153,18 @@ fn write_file(
 fn summary_with_lint(
     a: &Analysis<Aggregates>,
     lint: &LintReport,
+    thresholds: &Thresholds,
     config: &AggregateConfig,
     filtered: bool,
 ) -> summary::Summary {
     let mut s = summary::build(a, config, filtered);
-    s.lint = Some(lint_output::json(lint));
+    let mut lint_json = lint_output::json(lint);
+    if let Some(section) = lint_json.as_object_mut() {
+        // The thresholds the findings were judged by, so two runs can be compared.
+        let thresholds = serde_json::to_value(thresholds).unwrap_or_default();
+        section.insert("thresholds".into(), thresholds);
+    }
+    s.lint = Some(lint_json);
     s
 }
 
@@ -158,12 +172,16 @@ fn write_out_dir(
     dir: &Path,
     a: &Analysis<Aggregates>,
     lint: &LintReport,
+    thresholds: &Thresholds,
     config: &AggregateConfig,
     filtered: bool,
 ) -> io::Result<()> {
     let m = &a.merged;
     write_file(dir, "summary.json", |w| {
-        serde_json::to_writer_pretty(&mut *w, &summary_with_lint(a, lint, config, filtered))?;
+        serde_json::to_writer_pretty(
+            &mut *w,
+            &summary_with_lint(a, lint, thresholds, config, filtered),
+        )?;
         w.write_all(b"\n")
     })?;
     write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;

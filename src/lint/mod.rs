@@ -171,7 +171,7 @@ impl Rule {
 }
 
 /// The thresholds of every rule; each has a command-line flag (`cli::LintArgs`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Thresholds {
     /// key.too-long: key bytes above this.
     pub key_max_bytes: u64,

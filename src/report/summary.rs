@@ -358,6 +358,25 @@ fn checksum_name(v: &ChecksumVerdict) -> &'static str {
     }
 }
 
+/// Every setting the memory model used for one dump, so two runs can be compared: the
+/// allocator and how it was chosen, the server modelled and where its version came from,
+/// the encoding thresholds in force and the configuration directives given.
+fn model_json(f: &FileSummary) -> Option<serde_json::Value> {
+    let allocator = f.allocator.as_ref()?;
+    Some(serde_json::json!({
+        "allocator": super::info::allocator_json(allocator),
+        "server": f.profile.map(|p| serde_json::json!({
+            "family": format!("{:?}", p.family).to_lowercase(),
+            "version": p.version.to_string(),
+            "version_from": if f.version_given { "--redis-version" } else { "dump" },
+        })),
+        "limits": f.profile.map(|p| p.limits),
+        "config": f.config.iter().map(|(name, value)| serde_json::json!({
+            "name": name, "value": value,
+        })).collect::<Vec<_>>(),
+    }))
+}
+
 pub fn file_json(f: &FileSummary) -> FileJson {
     FileJson {
         path: f.name.clone(),
@@ -366,11 +385,7 @@ pub fn file_json(f: &FileSummary) -> FileJson {
         server_version: f.server_version.clone(),
         ctime: f.ctime,
         used_mem: f.used_mem,
-        model: f.allocator.as_ref().map(|a| {
-            serde_json::json!({
-                "allocator": super::info::allocator_json(a),
-            })
-        }),
+        model: model_json(f),
         file_bytes: f.file_bytes,
         keys_scanned: f.keys_scanned,
         ttl_reference_ms: f.reference_ms,
