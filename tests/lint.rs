@@ -644,8 +644,16 @@ fn report_writes_the_same_findings() {
         fs::read(dir.path().join("findings.csv")).unwrap(),
         lint_csv.stdout
     );
-    let summary: Value =
+    let mut summary: Value =
         serde_json::from_slice(&fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    // summary.json adds the thresholds the findings were judged by.
+    let thresholds = summary["lint"]
+        .as_object_mut()
+        .unwrap()
+        .remove("thresholds")
+        .unwrap();
+    assert_eq!(thresholds["key_max_bytes"], 99);
+    assert_eq!(thresholds["bigkey_elements"], 5000);
     assert_eq!(summary["lint"], lint_json(&flags));
     assert_eq!(counts(&summary["lint"])["key.too-long"], 3);
     assert!(String::from_utf8(report.stdout)
