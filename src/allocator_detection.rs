@@ -29,7 +29,7 @@ pub const SAMPLE_BYTES: u64 = 16 << 20;
 pub const EXPLAINED: f64 = 0.10;
 /// ... and be closer than the next one by this many bytes and this share of `used-mem`.
 pub const MIN_LEAD_BYTES: u64 = 64 << 10;
-pub const MIN_LEAD: f64 = 0.0025;
+pub const MIN_LEAD: f64 = 0.001;
 
 /// One candidate's modelled `used_memory` against the dump's `used-mem`.
 #[derive(Clone, Debug, PartialEq)]
