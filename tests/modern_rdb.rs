@@ -299,6 +299,22 @@ fn a_nack_zone_longer_than_the_dump_is_truncation() {
     assert!(e.to_string().contains("consumer group NACK count"), "{e}");
 }
 
+#[test]
+fn a_nacked_entry_missing_from_the_pel_is_damage() {
+    let mut bytes = std::fs::read(modern("crafted-stream_v14.rdb")).unwrap();
+    // The NACK zone's one ID (T+1-0) ends 7 + 9 bytes before the end; make it T+2-0.
+    let id_at = bytes.len() - 9 - 7 - 16;
+    assert_eq!(bytes[id_at + 7], 0x01);
+    bytes[id_at + 7] = 0x02;
+    let e = error_of(&bytes);
+    assert_eq!(e.offset, id_at as u64);
+    assert!(
+        e.to_string()
+            .contains("missing from its group's pending entries"),
+        "{e}"
+    );
+}
+
 /// An RDB 15 dump of db 0 holding what `write` adds.
 fn v15_dump(write: impl FnOnce(&mut Rdb<&mut Vec<u8>>) -> std::io::Result<()>) -> Vec<u8> {
     let mut out = Vec::new();

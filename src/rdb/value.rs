@@ -1039,6 +1039,8 @@ fn walk_stream<const DEEP: bool>(
         }
     }
     let groups = read_count(r, 4, "stream consumer group count")?;
+    // The IDs of a group's pending entries, kept for its NACK zone (type 27).
+    let mut group_pel: Vec<[u8; 16]> = Vec::new();
     for _ in 0..groups {
         read_string(r, "consumer group name")?;
         read_length(r, "consumer group last ID")?;
@@ -1048,8 +1050,13 @@ fn walk_stream<const DEEP: bool>(
         }
         let pel = read_count(r, 25, "consumer group PEL size")?;
         let mut rax = crate::memory::facts::RaxCount::default();
+        group_pel.clear();
         for _ in 0..pel {
-            rax.push(r.read_array::<16>("pending entry ID")?);
+            let id = r.read_array::<16>("pending entry ID")?;
+            if version >= 5 {
+                group_pel.push(id);
+            }
+            rax.push(id);
             r.skip(8, "pending entry delivery time")?;
             read_length(r, "pending entry delivery count")?;
         }
@@ -1072,9 +1079,21 @@ fn walk_stream<const DEEP: bool>(
         }
         st.consumers = st.consumers.saturating_add(consumers);
         if version >= 5 {
-            // Entries released with XNACK: listed again by ID, already counted in the PEL.
+            // Entries released with XNACK: listed again by ID, already counted in the PEL,
+            // which must hold them (Redis refuses the dump otherwise).
             let nacked = read_count(r, 16, "consumer group NACK count")?;
-            r.skip(nacked.saturating_mul(16), "NACK entry ID")?;
+            group_pel.sort_unstable();
+            for _ in 0..nacked {
+                let at = r.offset();
+                let id = r.read_array::<16>("NACK entry ID")?;
+                if group_pel.binary_search(&id).is_err() {
+                    return Err(DecodeError::malformed(
+                        at,
+                        "NACK entry ID",
+                        "a NACKed entry missing from its group's pending entries",
+                    ));
+                }
+            }
         }
     }
     st.groups = groups;
