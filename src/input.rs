@@ -16,6 +16,12 @@
 //! hands back the pages it has passed ([`Dump::release_before`]) and the checksum is
 //! computed from a separate read of the file: peak RSS stays flat whatever the dump size.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use crate::rdb::checksum::Crc64;
 use crate::rdb::value::ReleasePages;
 use memmap2::{Mmap, UncheckedAdvice};
@@ -177,7 +183,7 @@ impl Spool {
 
     fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.head.len() < 6 {
-            let take = bytes.len().min(6 - self.head.len());
+            let take = bytes.len().min(6usize.saturating_sub(self.head.len()));
             self.head.extend_from_slice(&bytes[..take]);
             let seen = self.head.len();
             if !MAGICS
@@ -310,7 +316,8 @@ impl Dump {
         let Bytes::Mapped(map, _) = &self.bytes else {
             return;
         };
-        let end = (offset as usize).min(map.len()) / RELEASE_STEP * RELEASE_STEP;
+        let end = (offset as usize).min(map.len()) / RELEASE_STEP;
+        let end = end.saturating_mul(RELEASE_STEP);
         let start = self.released.load(Ordering::Relaxed);
         if end > start {
             self.release_range(start as u64, end as u64);
@@ -331,7 +338,11 @@ impl Dump {
             // SAFETY: the map is a read-only shared file mapping; after DONTNEED its pages
             // read back the file's contents, so no reference into it is invalidated.
             let _ = unsafe {
-                map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
+                map.unchecked_advise_range(
+                    UncheckedAdvice::DontNeed,
+                    start,
+                    end.saturating_sub(start),
+                )
             };
         }
     }

@@ -2,6 +2,12 @@
 //! keys, pulled in batches so a caller can work on one batch while the next is scanned.
 //! `info` and `keys` are both this pass.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::Function;
 use crate::rdb::value::ReleasePages;
@@ -230,9 +236,11 @@ impl<'data> DumpScan<'data> {
                     self.profile = self.info.profile();
                 }
                 let counts = self.info.dbs.entry(k.db).or_default();
-                counts.keys += 1;
-                counts.expires += u64::from(k.expire_ms.is_some());
-                self.info.keys += 1;
+                counts.keys = counts.keys.saturating_add(1);
+                counts.expires = counts
+                    .expires
+                    .saturating_add(u64::from(k.expire_ms.is_some()));
+                self.info.keys = self.info.keys.saturating_add(1);
                 self.last_key = Some((k.db, k.key));
                 batch.push(k);
             }
@@ -263,8 +271,12 @@ impl<'data> DumpScan<'data> {
                 self.info.functions.push(name);
             }
             Record::ModuleAux(id) => self.info.module_aux.push(id.name()),
-            Record::SlotInfo { .. } => self.info.slot_infos += 1,
-            Record::HashTemplate(_) => self.info.hash_templates += 1,
+            Record::SlotInfo { .. } => {
+                self.info.slot_infos = self.info.slot_infos.saturating_add(1)
+            }
+            Record::HashTemplate(_) => {
+                self.info.hash_templates = self.info.hash_templates.saturating_add(1)
+            }
             Record::SlotImport { job, ranges } => {
                 let job = String::from_utf8_lossy(&owned(&job)?).into_owned();
                 self.info.slot_imports.push((job, ranges));
@@ -339,7 +351,7 @@ where
                         }
                         return Some(stop);
                     }
-                    handed += 1;
+                    handed = handed.saturating_add(1);
                     last_handed = Some((record.db, record.key));
                 }
             }
