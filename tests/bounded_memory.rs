@@ -112,23 +112,30 @@ fn a_million_distinct_prefixes_under_a_cap() {
     let m = &capped.merged;
     assert_eq!(m.totals.all().keys, KEYS as u64);
     let depth1 = &m.prefixes.tables()[0];
-    assert_eq!(depth1.rows().len(), CAP);
+    // A heavy-hitter table holds at most 2.5 × its capacity of names; with no heavy name,
+    // which one-key names survive is immaterial, but nothing is lost from the sums.
+    let rows = depth1.rows();
+    assert!(rows.len() <= CAP * 5 / 2, "{} rows", rows.len());
     assert!(depth1.overflowed());
-    assert_eq!(depth1.other().keys, (KEYS - CAP) as u64);
-    let kept: u64 = depth1.rows().iter().map(|(_, s)| s.keys).sum();
+    let kept: u64 = rows.iter().map(|r| r.stats.keys).sum();
     assert_eq!(kept + depth1.other().keys, KEYS as u64);
-    assert!(depth1.rows().iter().all(|(_, s)| s.keys == 1));
-    assert_eq!(m.patterns.table().rows().len(), CAP);
-    assert_eq!(m.patterns.table().other().keys, (KEYS - CAP) as u64);
+    assert!(rows.iter().all(|r| r.stats.keys == 1));
+    assert!(depth1.absent_bound().keys * CAP as u64 <= KEYS as u64);
+    let patterns = m.patterns.table();
+    assert!(patterns.rows().len() <= CAP * 5 / 2);
+    let kept: u64 = patterns.rows().iter().map(|r| r.stats.keys).sum();
+    assert_eq!(kept + patterns.other().keys, KEYS as u64);
     let notes = rdbscope::report::summary::notes(&capped, false);
     assert!(
-        notes
-            .iter()
-            .any(|n| n.starts_with("prefixes at depth 1: more distinct names than the cap of 1000")),
+        notes.iter().any(|n| n.starts_with(
+            "prefixes at depth 1: more distinct names than a table of capacity 1000 holds"
+        )),
         "{notes:?}"
     );
+    // Bounded by the tables' capacity (at most 2.5 × 1000 names per table and thread),
+    // not by the million keys.
     assert!(
-        growth < 16 * MIB,
+        growth < 32 * MIB,
         "capped run grew the heap by {} MiB",
         growth / MIB
     );

@@ -1,21 +1,43 @@
-//! Statistics of a group of keys (a prefix, a pattern, a hash tag) and a table of named
-//! groups whose size is capped whatever the number of distinct names.
+//! Statistics of a group of keys (a prefix, a pattern, a hash tag) and [`GroupTable`], a
+//! table of named groups of bounded size that never loses a heavy name.
 //!
-//! Names are identified by a 128-bit hash (xxh3): 64 bits key the map, the other 64
-//! confirm a match, so a lookup compares no bytes; two names would have to agree on all
-//! 128 bits to be confused. The name itself is kept only for the output.
+//! # The guarantee
 //!
-//! When more names turn up than the cap allows, the table keeps the `cap` names whose
-//! 64-bit key is smallest and adds everything else into one `(other)` group. That choice
-//! depends only on the set of names, not on the order keys arrive in, so tables filled by
-//! different threads or from different shards merge (`+=`) into exactly the table one pass
-//! over all the keys would have built: a kept name has every one of its keys counted, and
-//! the sums over kept names plus `(other)` are always the sums over all keys.
+//! A table of capacity `m` fed keys holding `W` bytes of memory in `K` keys:
+//! * lists every name holding more than `W / m` bytes or more than `K / m` keys;
+//! * counts every key of a listed name from the moment the name entered the table, so each
+//!   figure of a row (keys, memory, bytes in file, elements, per-type split, no-TTL
+//!   columns) is a lower bound of the truth, and the keys counted before, if any, number at
+//!   most the row's [`ErrorBound::keys`] and hold at most its [`ErrorBound::memory_bytes`];
+//!   both are 0 (the row is exact) unless the table overflowed before the name entered;
+//! * a name not listed holds at most [`GroupTable::absent_bound`] (≤ `W / m` bytes and
+//!   `K / m` keys);
+//! * counts every key it does not list in its `(other)` group, so the rows plus `(other)`
+//!   always sum to the keys fed;
+//! * holds at most `2.5 m` names (plus one table's worth for the moment of a merge).
+//!
+//! # How
+//!
+//! A weighted Misra–Gries summary counting memory and keys at once, merged as in Agarwal
+//! et al., "Mergeable summaries" (PODS 2012). Each name carries two counters, memory and
+//! keys since it entered, less what purges took. When a new name finds the table full, a
+//! purge takes `δm` (the `m`-th largest memory counter) from every memory counter and `δk`
+//! (the `m`-th largest key counter) from every key counter, flooring at zero, and drops the
+//! names whose counters are both zero into `(other)`; fewer than `m` names have a memory
+//! counter above `δm`, fewer than `m` a key counter above `δk`, so fewer than `2 m` stay.
+//! Every purge takes at least `m · δm` bytes from the counters, which never held more than
+//! `W`, so the sum `Δm` of the `δm` stays ≤ `W / m` (and `Δk` ≤ `K / m`); a name's true
+//! memory is at most its counter plus `Δm`, and at most `Δm` when it is not in the table.
+//! A name entering the table carries the `Δm`, `Δk` of that moment as its error bound.
+//! Merging adds counters, errors and `Δ`s (a name missing from one side takes that side's
+//! `Δ` as extra error) and purges once if the table grew too big: the bounds then hold for
+//! the union of the keys, whichever thread or shard saw which key.
+//!
+//! Names are identified by their 128-bit xxh3 hash; the bytes are kept for the output.
 
 use super::KeyStats;
 use crate::rdb::RedisType;
 use rustc_hash::FxHashMap;
-use std::collections::BinaryHeap;
 use std::ops::AddAssign;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -89,144 +111,464 @@ impl AddAssign<&GroupStats> for GroupStats {
     }
 }
 
+/// How far a row may fall short of the truth: at most `keys` keys holding at most
+/// `memory_bytes` bytes were counted under `(other)` before the name entered the table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ErrorBound {
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+impl AddAssign for ErrorBound {
+    fn add_assign(&mut self, o: ErrorBound) {
+        self.keys = self.keys.saturating_add(o.keys);
+        self.memory_bytes = self.memory_bytes.saturating_add(o.memory_bytes);
+    }
+}
+
+/// One listed name of a [`GroupTable`].
+#[derive(Clone, Copy, Debug)]
+pub struct GroupRow<'a> {
+    pub name: &'a [u8],
+    pub stats: &'a GroupStats,
+    pub error: ErrorBound,
+}
+
 struct Entry {
-    /// The upper 64 bits of the name's hash (the lower ones key the map).
-    check: u64,
-    name: Box<[u8]>,
+    /// Where the name's bytes are in [`GroupTable::names`].
+    start: usize,
+    len: usize,
     stats: GroupStats,
+    /// Memory and keys since the name entered, less the purges' decrements.
+    counter: ErrorBound,
+    error: ErrorBound,
 }
 
-/// Named groups, at most `cap` of them, plus `(other)`. See the module docs for which
-/// names are kept.
-pub struct CappedTable {
-    cap: usize,
-    /// Keyed by the lower 64 bits of the name's hash.
-    entries: FxHashMap<u64, Entry>,
-    /// The hashes in `entries`, largest on top: the next to give way.
-    hashes: BinaryHeap<u64>,
+impl Entry {
+    /// Where the name's bytes are in the table's `names`.
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start.saturating_add(self.len)
+    }
+}
+
+/// Named groups of bounded number that keep every heavy name (see the module docs).
+pub struct GroupTable {
+    capacity: usize,
+    /// Keyed by the name's xxh3-128 hash.
+    entries: FxHashMap<u128, Entry>,
+    /// The names' bytes, end to end; compacted at each purge.
+    names: Vec<u8>,
     other: GroupStats,
-    /// Names were turned away (cap reached, or two names sharing a 64-bit key).
+    /// `Δm`, `Δk`: the purges' decrements so far, what a name out of the table may hold.
+    absent: ErrorBound,
     overflowed: bool,
+    /// Reused by purges.
+    scratch: Vec<u64>,
 }
 
-impl CappedTable {
-    pub fn new(cap: usize) -> Self {
-        CappedTable {
-            cap,
+impl GroupTable {
+    /// A table of capacity `capacity` (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        GroupTable {
+            capacity: capacity.max(1),
             entries: FxHashMap::default(),
-            hashes: BinaryHeap::new(),
+            names: Vec::new(),
             other: GroupStats::default(),
+            absent: ErrorBound::default(),
             overflowed: false,
+            scratch: Vec::new(),
         }
+    }
+
+    /// Most names held between keys: `2.5 m`, which leaves room for at least `m / 2` new
+    /// names after each purge.
+    fn limit(&self) -> usize {
+        self.capacity
+            .saturating_mul(2)
+            .saturating_add(self.capacity / 2)
     }
 
     /// Counts `k` under `name`.
     #[inline]
     pub fn add(&mut self, name: &[u8], k: &KeyStats<'_>) {
-        let full = xxh3_128(name);
-        let (hash, check) = (full as u64, (full >> 64) as u64);
-        if self.beyond_cap(hash) {
-            self.other.add(k);
+        let hash = xxh3_128(name);
+        if let Some(e) = self.entries.get_mut(&hash) {
+            e.stats.add(k);
+            e.counter += ErrorBound {
+                keys: 1,
+                memory_bytes: k.memory_bytes,
+            };
             return;
         }
-        if let Some(e) = self.entries.get_mut(&hash) {
-            if e.check == check {
-                e.stats.add(k);
-            } else {
-                self.overflowed = true;
-                self.other.add(k);
+        if self.entries.len() >= self.limit() {
+            self.purge();
+        }
+        let mut stats = GroupStats::default();
+        stats.add(k);
+        let entry = Entry {
+            start: self.names.len(),
+            len: name.len(),
+            stats,
+            counter: ErrorBound {
+                keys: 1,
+                memory_bytes: k.memory_bytes,
+            },
+            error: self.absent,
+        };
+        self.names.extend_from_slice(name);
+        self.entries.insert(hash, entry);
+    }
+
+    /// Takes the `m`-th largest counters from every counter and moves the names left
+    /// with nothing to `(other)`.
+    #[cold]
+    fn purge(&mut self) {
+        let m = self.capacity;
+        let nth_largest = |scratch: &mut Vec<u64>, values: &mut dyn Iterator<Item = u64>| {
+            scratch.clear();
+            scratch.extend(values);
+            match m.checked_sub(1) {
+                Some(nth) if scratch.len() > nth => {
+                    *scratch.select_nth_unstable_by(nth, |a, b| b.cmp(a)).1
+                }
+                _ => 0,
             }
-        } else if self.make_room(hash) {
-            let mut stats = GroupStats::default();
-            stats.add(k);
-            self.insert(hash, check, name.into(), stats);
-        } else {
-            self.other.add(k);
-        }
-    }
-
-    /// The table is full and `hash` is above every kept hash: the name is not in the
-    /// table and cannot enter it. Decided without a lookup, the common case once a table
-    /// of many distinct names has filled.
-    #[inline]
-    fn beyond_cap(&mut self, hash: u64) -> bool {
-        let beyond =
-            self.entries.len() >= self.cap && self.hashes.peek().is_some_and(|&top| hash > top);
-        self.overflowed |= beyond;
-        beyond
-    }
-
-    /// Whether a new name hashing to `hash` is kept; evicts the name it displaces.
-    #[inline]
-    fn make_room(&mut self, hash: u64) -> bool {
-        if self.entries.len() < self.cap {
-            return true;
-        }
+        };
+        let cut = ErrorBound {
+            memory_bytes: nth_largest(
+                &mut self.scratch,
+                &mut self.entries.values().map(|e| e.counter.memory_bytes),
+            ),
+            keys: nth_largest(
+                &mut self.scratch,
+                &mut self.entries.values().map(|e| e.counter.keys),
+            ),
+        };
+        let other = &mut self.other;
+        self.entries.retain(|_, e| {
+            e.counter.memory_bytes = e.counter.memory_bytes.saturating_sub(cut.memory_bytes);
+            e.counter.keys = e.counter.keys.saturating_sub(cut.keys);
+            let keep = e.counter.memory_bytes > 0 || e.counter.keys > 0;
+            if !keep {
+                *other += &e.stats;
+            }
+            keep
+        });
+        self.absent += cut;
         self.overflowed = true;
-        match self.hashes.peek() {
-            Some(&top) if hash < top => {
-                self.hashes.pop();
-                let evicted = self
-                    .entries
-                    .remove(&top)
-                    .expect("the heap mirrors the table");
-                self.other += &evicted.stats;
-                true
-            }
-            _ => false,
+        let mut names = Vec::with_capacity(self.names.len());
+        for e in self.entries.values_mut() {
+            let start = names.len();
+            names.extend_from_slice(&self.names[e.range()]);
+            e.start = start;
         }
+        self.names = names;
     }
 
-    fn insert(&mut self, hash: u64, check: u64, name: Box<[u8]>, stats: GroupStats) {
-        self.hashes.push(hash);
-        self.entries.insert(hash, Entry { check, name, stats });
-    }
-
-    /// Whether some names went to `(other)`.
+    /// Whether names were ever dropped to `(other)`: rows may then be lower bounds.
     pub fn overflowed(&self) -> bool {
         self.overflowed
     }
 
-    pub fn cap(&self) -> usize {
-        self.cap
+    /// `m`: every name above `1 / m` of the memory or of the keys is listed.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
-    /// Everything counted under names that were not kept.
+    /// What a name not listed holds at most (`Δm` bytes, `Δk` keys); 0 when nothing was
+    /// ever dropped.
+    pub fn absent_bound(&self) -> ErrorBound {
+        self.absent
+    }
+
+    /// Everything counted under names not listed, or before a listed name entered.
     pub fn other(&self) -> &GroupStats {
         &self.other
     }
 
-    /// The kept groups, heaviest first ([`GroupStats::weight`], then name).
-    pub fn rows(&self) -> Vec<(&[u8], &GroupStats)> {
+    /// The listed groups, heaviest first ([`GroupStats::weight`], then name).
+    pub fn rows(&self) -> Vec<GroupRow<'_>> {
         let mut rows: Vec<_> = self
             .entries
             .values()
-            .map(|e| (&*e.name, &e.stats))
+            .map(|e| GroupRow {
+                name: &self.names[e.range()],
+                stats: &e.stats,
+                error: e.error,
+            })
             .collect();
-        rows.sort_unstable_by(|a, b| b.1.weight().cmp(&a.1.weight()).then(a.0.cmp(b.0)));
+        rows.sort_unstable_by(|a, b| {
+            b.stats
+                .weight()
+                .cmp(&a.stats.weight())
+                .then(a.name.cmp(b.name))
+        });
         rows
     }
 }
 
-impl AddAssign for CappedTable {
-    fn add_assign(&mut self, other: CappedTable) {
-        self.other += &other.other;
-        self.overflowed |= other.overflowed;
-        for (hash, Entry { check, name, stats }) in other.entries {
-            if self.beyond_cap(hash) {
-                self.other += &stats;
-            } else if let Some(e) = self.entries.get_mut(&hash) {
-                if e.check == check {
-                    e.stats += &stats;
-                } else {
-                    self.overflowed = true;
-                    self.other += &stats;
+impl AddAssign for GroupTable {
+    fn add_assign(&mut self, o: GroupTable) {
+        self.other += &o.other;
+        self.overflowed |= o.overflowed;
+        if o.absent != ErrorBound::default() {
+            for (hash, e) in self.entries.iter_mut() {
+                if !o.entries.contains_key(hash) {
+                    e.error += o.absent;
                 }
-            } else if self.make_room(hash) {
-                self.insert(hash, check, name, stats);
-            } else {
-                self.other += &stats;
             }
         }
+        for (hash, e) in o.entries {
+            if let Some(mine) = self.entries.get_mut(&hash) {
+                mine.stats += &e.stats;
+                mine.counter += e.counter;
+                mine.error += e.error;
+            } else {
+                let mut error = e.error;
+                error += self.absent;
+                let start = self.names.len();
+                self.names.extend_from_slice(&o.names[e.range()]);
+                self.entries.insert(hash, Entry { start, error, ..e });
+            }
+        }
+        self.absent += o.absent;
+        if self.entries.len() > self.limit() {
+            self.purge();
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // Small known test values.
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+    use std::collections::BTreeMap;
+
+    /// splitmix64: a seeded stream of numbers, the same on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn key(memory: u64, ty: RedisType, ttl: bool) -> KeyStats<'static> {
+        let mut k = KeyStats::new();
+        k.key = Cow::Borrowed(b"k");
+        k.memory_bytes = memory;
+        k.serialized_bytes = memory / 2;
+        k.elements = Some(memory % 7);
+        k.redis_type = ty;
+        k.expiry_ms = ttl.then_some(1);
+        k
+    }
+
+    /// `(name, key)` pairs: a few heavy names (big keys; or many keys) placed first,
+    /// last or interleaved among `light` one-key names.
+    fn stream(seed: u64, light: usize, placement: u64) -> Vec<(Vec<u8>, KeyStats<'static>)> {
+        let mut rng = Rng(seed);
+        let mut light_keys: Vec<_> = (0..light)
+            .map(|i| {
+                let ty = RedisType::ALL[rng.below(7) as usize];
+                (
+                    format!("light:{i}").into_bytes(),
+                    key(40 + rng.below(80), ty, i % 3 == 0),
+                )
+            })
+            .collect();
+        let mut heavy = Vec::new();
+        for h in 0..3u64 {
+            // Few keys, a lot of memory.
+            for _ in 0..5 {
+                heavy.push((
+                    format!("big:{h}").into_bytes(),
+                    key(100_000 + rng.below(50_000), RedisType::Hash, false),
+                ));
+            }
+        }
+        // Many small keys under one name: heavy by key count only.
+        for _ in 0..light / 20 {
+            heavy.push((b"many".to_vec(), key(10, RedisType::String, true)));
+        }
+        match placement {
+            0 => {
+                heavy.extend(light_keys);
+                heavy
+            }
+            1 => {
+                light_keys.extend(heavy);
+                light_keys
+            }
+            _ => {
+                let mut all = light_keys;
+                all.extend(heavy);
+                for i in (1..all.len()).rev() {
+                    let j = rng.below(i as u64 + 1) as usize;
+                    all.swap(i, j);
+                }
+                all
+            }
+        }
+    }
+
+    fn truth(items: &[(Vec<u8>, KeyStats<'static>)]) -> BTreeMap<Vec<u8>, GroupStats> {
+        let mut t: BTreeMap<Vec<u8>, GroupStats> = BTreeMap::new();
+        for (name, k) in items {
+            t.entry(name.clone()).or_default().add(k);
+        }
+        t
+    }
+
+    /// Every claim of the module docs, against the brute-force count.
+    fn check(table: &GroupTable, truth: &BTreeMap<Vec<u8>, GroupStats>) {
+        let mut total = GroupStats::default();
+        for s in truth.values() {
+            total += s;
+        }
+        let m = table.capacity() as u64;
+        let rows = table.rows();
+        assert!(rows.len() as u64 <= m * 5 / 2, "{} rows", rows.len());
+        let mut sum = table.other().clone();
+        let listed: BTreeMap<&[u8], GroupRow<'_>> = rows.iter().map(|r| (r.name, *r)).collect();
+        for (name, t) in truth {
+            let Some(row) = listed.get(&name[..]) else {
+                assert!(t.memory_bytes * m <= total.memory_bytes, "{name:?} lost");
+                assert!(t.keys * m <= total.keys, "{name:?} lost");
+                assert!(t.memory_bytes <= table.absent_bound().memory_bytes);
+                assert!(t.keys <= table.absent_bound().keys);
+                continue;
+            };
+            let (s, e) = (row.stats, row.error);
+            sum += s;
+            assert!(s.keys <= t.keys && t.keys - s.keys <= e.keys, "{name:?}");
+            assert!(s.memory_bytes <= t.memory_bytes);
+            assert!(
+                t.memory_bytes - s.memory_bytes <= e.memory_bytes,
+                "{name:?}"
+            );
+            assert!(s.serialized_bytes <= t.serialized_bytes && s.elements <= t.elements);
+            assert!(t.no_ttl_keys - s.no_ttl_keys <= e.keys);
+            assert!(t.no_ttl_memory_bytes - s.no_ttl_memory_bytes <= e.memory_bytes);
+            for (a, b) in s.by_type.iter().zip(&t.by_type) {
+                assert!(
+                    b.keys - a.keys <= e.keys && b.memory_bytes - a.memory_bytes <= e.memory_bytes
+                );
+            }
+            assert!(e.keys <= table.absent_bound().keys);
+            assert!(e.memory_bytes <= table.absent_bound().memory_bytes);
+            if !table.overflowed() {
+                assert_eq!((s, e), (t, ErrorBound::default()));
+            }
+        }
+        assert_eq!(sum, total, "rows plus (other) are the whole");
+        assert!(table.absent_bound().memory_bytes * m <= total.memory_bytes);
+        assert!(table.absent_bound().keys * m <= total.keys);
+    }
+
+    fn fill(items: &[(Vec<u8>, KeyStats<'static>)], m: usize) -> GroupTable {
+        let mut t = GroupTable::new(m);
+        for (name, k) in items {
+            t.add(name, k);
+        }
+        t
+    }
+
+    #[test]
+    fn heavy_names_first_last_and_interleaved_are_kept_within_bounds() {
+        for placement in 0..3 {
+            for seed in 1..4 {
+                let items = stream(seed, 5_000, placement);
+                let truth = truth(&items);
+                let table = fill(&items, 50);
+                assert!(table.overflowed());
+                check(&table, &truth);
+                for name in [&b"big:0"[..], b"big:1", b"big:2", b"many"] {
+                    assert!(table.rows().iter().any(|r| r.name == name), "{name:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn merges_keep_the_bounds_of_the_union() {
+        for placement in 0..3 {
+            for seed in 1..4 {
+                let items = stream(seed, 4_000, placement);
+                let truth = truth(&items);
+                let single = fill(&items, 40);
+                // Two to five parts, cut at random places, merged in order and not.
+                let mut rng = Rng(seed * 7 + placement);
+                let parts = 2 + rng.below(4) as usize;
+                let mut cuts: Vec<usize> = (1..parts)
+                    .map(|_| rng.below(items.len() as u64) as usize)
+                    .collect();
+                cuts.sort_unstable();
+                cuts.insert(0, 0);
+                cuts.push(items.len());
+                let mut tables: Vec<GroupTable> = cuts
+                    .windows(2)
+                    .map(|w| fill(&items[w[0]..w[1]], 40))
+                    .collect();
+                if seed % 2 == 0 {
+                    tables.reverse();
+                }
+                let mut merged = GroupTable::new(40);
+                for t in tables {
+                    merged += t;
+                }
+                check(&merged, &truth);
+                // The heavy names agree with one pass over everything within their bounds.
+                let one: BTreeMap<&[u8], GroupRow<'_>> =
+                    single.rows().into_iter().map(|r| (r.name, r)).collect();
+                for r in merged.rows() {
+                    if let Some(s) = one.get(r.name) {
+                        let t = &truth[r.name];
+                        assert!(
+                            r.stats.memory_bytes.abs_diff(s.stats.memory_bytes)
+                                <= t.memory_bytes - r.stats.memory_bytes.min(s.stats.memory_bytes)
+                        );
+                        assert!(
+                            r.stats.memory_bytes + r.error.memory_bytes >= s.stats.memory_bytes
+                        );
+                        assert!(
+                            s.stats.memory_bytes + s.error.memory_bytes >= r.stats.memory_bytes
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exact_until_the_table_overflows() {
+        let items = stream(9, 300, 2);
+        let truth = truth(&items);
+        let table = fill(&items, 200);
+        assert!(!table.overflowed());
+        assert_eq!(table.rows().len(), truth.len());
+        assert_eq!(table.other(), &GroupStats::default());
+        check(&table, &truth);
+        let mut merged = fill(&items[..100], 200);
+        merged += fill(&items[100..], 200);
+        assert!(!merged.overflowed());
+        check(&merged, &truth);
+    }
+
+    #[test]
+    fn a_table_of_one_keeps_the_heaviest() {
+        let items = stream(3, 1_000, 2);
+        let truth = truth(&items);
+        let table = fill(&items, 1);
+        check(&table, &truth);
     }
 }

@@ -1,7 +1,7 @@
 //! Key patterns: each key with the segments that look like ids replaced by `*`, so
 //! `user:1:profile` … `user:99999:profile` are one row, `user:*:profile`.
 
-use super::groups::CappedTable;
+use super::groups::GroupTable;
 use super::prefixes::{find_delimiter, PrefixConfig};
 use super::KeyStats;
 use std::ops::AddAssign;
@@ -62,7 +62,7 @@ fn is_uuid(s: &[u8]) -> bool {
 
 pub struct Patterns {
     delimiter: Vec<u8>,
-    table: CappedTable,
+    table: GroupTable,
     /// The pattern being built, reused from key to key.
     scratch: Vec<u8>,
 }
@@ -71,7 +71,7 @@ impl Patterns {
     pub fn new(config: &PrefixConfig) -> Self {
         Patterns {
             delimiter: config.delimiter.clone(),
-            table: CappedTable::new(config.cap),
+            table: GroupTable::new(config.cap),
             scratch: Vec::new(),
         }
     }
@@ -82,7 +82,7 @@ impl Patterns {
         self.table.add(&self.scratch, k);
     }
 
-    pub fn table(&self) -> &CappedTable {
+    pub fn table(&self) -> &GroupTable {
         &self.table
     }
 

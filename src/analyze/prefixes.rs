@@ -5,7 +5,7 @@
 //! so a prefix always names a group and the table does not turn into a copy of the
 //! keyspace. Keys without the delimiter belong to no prefix; they are tallied apart.
 
-use super::groups::{CappedTable, GroupStats};
+use super::groups::{GroupStats, GroupTable};
 use super::KeyStats;
 use std::ops::AddAssign;
 
@@ -44,7 +44,7 @@ pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize
 pub struct Prefixes {
     delimiter: Vec<u8>,
     /// `tables[d - 1]` holds the depth-`d` prefixes.
-    tables: Vec<CappedTable>,
+    tables: Vec<GroupTable>,
     no_delimiter: GroupStats,
 }
 
@@ -53,7 +53,7 @@ impl Prefixes {
         Prefixes {
             delimiter: config.delimiter.clone(),
             tables: (0..config.depth)
-                .map(|_| CappedTable::new(config.cap))
+                .map(|_| GroupTable::new(config.cap))
                 .collect(),
             no_delimiter: GroupStats::default(),
         }
@@ -80,7 +80,7 @@ impl Prefixes {
     }
 
     /// One table per depth, depth 1 first.
-    pub fn tables(&self) -> &[CappedTable] {
+    pub fn tables(&self) -> &[GroupTable] {
         &self.tables
     }
 

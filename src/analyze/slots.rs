@@ -1,7 +1,7 @@
 //! Cluster view: keys and memory per hash slot, and per hash tag (`{tag}`), to find the
 //! slots and tags that make one shard heavier than the others.
 
-use super::groups::CappedTable;
+use super::groups::GroupTable;
 use super::prefetch::prefetch;
 use super::KeyStats;
 use crate::rdb::checksum::hash_tag;
@@ -19,7 +19,7 @@ pub struct SlotLoad {
 pub struct Slots {
     /// Indexed by slot.
     load: Vec<SlotLoad>,
-    tags: CappedTable,
+    tags: GroupTable,
 }
 
 impl Slots {
@@ -27,7 +27,7 @@ impl Slots {
     pub fn new(tag_cap: usize) -> Self {
         Slots {
             load: vec![SlotLoad::default(); SLOTS],
-            tags: CappedTable::new(tag_cap),
+            tags: GroupTable::new(tag_cap),
         }
     }
 
@@ -68,7 +68,7 @@ impl Slots {
         rows
     }
 
-    pub fn tags(&self) -> &CappedTable {
+    pub fn tags(&self) -> &GroupTable {
         &self.tags
     }
 }

@@ -71,10 +71,14 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
             ListFormat::Csv => rollups::write_patterns(&mut out, table),
             ListFormat::Table => {
                 start(&mut text, &a.files);
-                text.push_str(&format!(
-                    "Key patterns (ids collapsed to *)\n{}\n\n",
-                    tables::group_table("pattern", table, args.rows)
-                ));
+                tables::group_section(
+                    &mut text,
+                    "Key patterns (ids collapsed to *)",
+                    "pattern",
+                    table,
+                    args.rows,
+                    a.merged.totals.all().into(),
+                );
                 let cap = cap_note("patterns", table, "; raise --max-prefixes");
                 finish(&mut text, &a.files, cap.into_iter().collect());
                 Ok(())
@@ -91,7 +95,12 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
             ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes),
             ListFormat::Table => {
                 start(&mut text, &a.files);
-                tables::prefix_sections(&mut text, prefixes, args.rows);
+                tables::prefix_sections(
+                    &mut text,
+                    prefixes,
+                    args.rows,
+                    a.merged.totals.all().into(),
+                );
                 let caps = prefixes
                     .tables()
                     .iter()

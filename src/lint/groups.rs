@@ -6,7 +6,7 @@ use super::keys::{field_of, KeyRules};
 use super::{Finding, LintConfig, LintReport, Rule, RuleSummary, Subject};
 use crate::analysis::Analysis;
 use crate::analyze::figure::{ceil_count, percent, signed};
-use crate::analyze::groups::GroupStats;
+use crate::analyze::groups::{GroupRow, GroupStats};
 use crate::analyze::ttl::TtlBucket;
 use crate::analyze::Aggregates;
 use crate::memory::allocator::Allocator;
@@ -92,6 +92,7 @@ fn ttl_missing(m: &Aggregates) -> Vec<Finding> {
     table
         .rows()
         .into_iter()
+        .map(|r| (r.name, r.stats))
         .chain(other)
         .filter(|(_, g)| g.no_ttl_keys > 0)
         .map(|(name, g)| Finding {
@@ -114,7 +115,12 @@ fn ttl_missing(m: &Aggregates) -> Vec<Finding> {
 fn strings_as_hash(keys: &KeyRules, config: &LintConfig) -> Vec<Finding> {
     let t = &config.thresholds;
     let mut entities: BTreeMap<&[u8], Vec<(&[u8], &GroupStats)>> = BTreeMap::new();
-    for (pattern, g) in keys.strings().rows() {
+    for GroupRow {
+        name: pattern,
+        stats: g,
+        ..
+    } in keys.strings().rows()
+    {
         if g.keys >= t.strings_as_hash_ids {
             if let Some((parent, field)) = field_of(pattern, &config.delimiter) {
                 entities.entry(parent).or_default().push((field, g));
@@ -231,20 +237,26 @@ fn slot_skew(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
         })
         .collect();
     let tags = m.slots.tags().rows();
-    let tag_bound = bound(tags.iter().map(|(_, g)| g.memory_bytes).sum(), tags.len());
+    let tag_bound = bound(tags.iter().map(|r| r.stats.memory_bytes).sum(), tags.len());
     out.extend(
         tags.into_iter()
-            .filter(|(_, g)| g.memory_bytes as f64 > tag_bound)
-            .map(|(tag, g)| Finding {
-                rule: Rule::ClusterSlotSkew,
-                db: None,
-                subject: Subject::Tag(tag.into()),
-                value: signed(g.memory_bytes),
-                threshold: tag_bound.ceil() as i64,
-                keys: g.keys,
-                memory_bytes: g.memory_bytes,
-                saving_bytes: None,
-            }),
+            .filter(|r| r.stats.memory_bytes as f64 > tag_bound)
+            .map(
+                |GroupRow {
+                     name: tag,
+                     stats: g,
+                     ..
+                 }| Finding {
+                    rule: Rule::ClusterSlotSkew,
+                    db: None,
+                    subject: Subject::Tag(tag.into()),
+                    value: signed(g.memory_bytes),
+                    threshold: tag_bound.ceil() as i64,
+                    keys: g.keys,
+                    memory_bytes: g.memory_bytes,
+                    saving_bytes: None,
+                },
+            ),
     );
     out
 }

@@ -4,7 +4,7 @@
 
 use super::{Finding, LintConfig, Rule, RuleSummary, Subject};
 use crate::analyze::figure::signed;
-use crate::analyze::groups::CappedTable;
+use crate::analyze::groups::GroupTable;
 use crate::analyze::patterns::pattern_of;
 use crate::analyze::prefixes::find_delimiter;
 use crate::analyze::{KeyStats, Source};
@@ -25,7 +25,7 @@ pub struct KeyRules {
     /// Indexed like [`Rule::ALL`]; group rules stay empty here.
     rules: Vec<RuleSummary>,
     /// Small string keys by pattern, for type.strings-as-hash.
-    strings: CappedTable,
+    strings: GroupTable,
     /// Reused buffers: the pattern being built, a decompressed string.
     pattern: Vec<u8>,
     text: Vec<u8>,
@@ -42,7 +42,7 @@ impl KeyRules {
                 .iter()
                 .map(|_| RuleSummary::new(config.max_findings))
                 .collect(),
-            strings: CappedTable::new(config.group_cap),
+            strings: GroupTable::new(config.group_cap),
             profile: source.profile,
             config,
             pattern: Vec::new(),
@@ -56,7 +56,7 @@ impl KeyRules {
     }
 
     /// Small string keys by pattern (see type.strings-as-hash).
-    pub fn strings(&self) -> &CappedTable {
+    pub fn strings(&self) -> &GroupTable {
         &self.strings
     }
 

@@ -3,7 +3,7 @@
 //! `summary.json` print the same sentences.
 
 use crate::analysis::FileSummary;
-use crate::analyze::groups::CappedTable;
+use crate::analyze::groups::GroupTable;
 use crate::report::escape::escape_key;
 
 /// Notes about the dumps themselves.
@@ -31,13 +31,19 @@ pub fn file_notes(files: &[FileSummary]) -> Vec<String> {
     notes
 }
 
-/// A note when `table` hit its cap; `what` names its rows ("prefixes at depth 2").
-pub fn cap_note(what: &str, table: &CappedTable, remedy: &str) -> Option<String> {
+/// A note when `table` overflowed; `what` names its rows ("prefixes at depth 2").
+pub fn cap_note(what: &str, table: &GroupTable, remedy: &str) -> Option<String> {
     table.overflowed().then(|| {
+        let absent = table.absent_bound();
         format!(
-            "{what}: more distinct names than the cap of {}; {} keys are counted under (other){remedy}",
-            table.cap(),
-            table.other().keys
+            "{what}: more distinct names than a table of capacity {m} holds; every name above 1/{m} \
+             of the memory or of the keys is listed, a row may miss up to its error bound \
+             (counted under (other) before it entered), and a name not listed holds at most \
+             {} and {} keys; {} keys are counted under (other){remedy}",
+            crate::report::tables::bytes(absent.memory_bytes),
+            absent.keys,
+            table.other().keys,
+            m = table.capacity(),
         )
     })
 }

@@ -4,7 +4,7 @@
 
 use super::escape::{escape_key, neutralize_formula};
 use crate::analysis::FileSummary;
-use crate::analyze::groups::{CappedTable, GroupStats};
+use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::slots::Slots;
 use crate::analyze::top::TopN;
@@ -28,10 +28,14 @@ fn group_header(first: &[&str]) -> Vec<String> {
     }
     h.push("no_ttl_keys".into());
     h.push("no_ttl_memory_bytes".into());
+    h.push("error_keys".into());
+    h.push("error_bytes".into());
     h
 }
 
-fn group_cells(mut row: Vec<String>, s: &GroupStats) -> Vec<String> {
+/// The row's figures, then its error bound (see [`GroupTable`]: the truth is within
+/// `keys + error_keys`, `memory_bytes + error_bytes`; 0 for an exact row and for `(other)`).
+fn group_cells(mut row: Vec<String>, s: &GroupStats, e: ErrorBound) -> Vec<String> {
     row.extend(
         [s.keys, s.memory_bytes, s.serialized_bytes, s.elements]
             .iter()
@@ -43,38 +47,44 @@ fn group_cells(mut row: Vec<String>, s: &GroupStats) -> Vec<String> {
     }
     row.push(s.no_ttl_keys.to_string());
     row.push(s.no_ttl_memory_bytes.to_string());
+    row.push(e.keys.to_string());
+    row.push(e.memory_bytes.to_string());
     row
 }
 
-/// The kept rows heaviest first, then `(other)` when the cap was hit.
-fn table_rows(table: &CappedTable) -> impl Iterator<Item = (String, &GroupStats)> {
-    table.rows().into_iter().map(|(n, s)| (text(n), s)).chain(
-        table
-            .overflowed()
-            .then(|| ("(other)".to_string(), table.other())),
-    )
+/// The listed rows heaviest first, then `(other)` when names were dropped.
+fn table_rows(table: &GroupTable) -> impl Iterator<Item = (String, &GroupStats, ErrorBound)> {
+    table
+        .rows()
+        .into_iter()
+        .map(|r| (text(r.name), r.stats, r.error))
+        .chain(
+            table
+                .overflowed()
+                .then(|| ("(other)".to_string(), table.other(), ErrorBound::default())),
+        )
 }
 
-/// `prefix,depth,keys,memory_bytes,serialized_bytes,elements,<type>_keys,<type>_memory_bytes…,no_ttl_keys,no_ttl_memory_bytes`,
+/// `prefix,depth,keys,memory_bytes,serialized_bytes,elements,<type>_keys,<type>_memory_bytes…,no_ttl_keys,no_ttl_memory_bytes,error_keys,error_bytes`,
 /// depth 1 first.
 pub fn write_prefixes(out: impl Write, prefixes: &Prefixes) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(group_header(&["prefix", "depth"]))?;
     for (i, table) in prefixes.tables().iter().enumerate() {
         let depth = (i + 1).to_string();
-        for (name, s) in table_rows(table) {
-            w.write_record(group_cells(vec![name, depth.clone()], s))?;
+        for (name, s, e) in table_rows(table) {
+            w.write_record(group_cells(vec![name, depth.clone()], s, e))?;
         }
     }
     w.flush()
 }
 
 /// `pattern,keys,memory_bytes,…` with the same columns as `prefixes.csv` but depth.
-pub fn write_patterns(out: impl Write, patterns: &CappedTable) -> io::Result<()> {
+pub fn write_patterns(out: impl Write, patterns: &GroupTable) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(group_header(&["pattern"]))?;
-    for (name, s) in table_rows(patterns) {
-        w.write_record(group_cells(vec![name], s))?;
+    for (name, s, e) in table_rows(patterns) {
+        w.write_record(group_cells(vec![name], s, e))?;
     }
     w.flush()
 }

@@ -7,7 +7,7 @@ use super::escape::{escape_key, text_and_base64};
 use super::notes::{cap_note, file_notes};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
-use crate::analyze::groups::{CappedTable, GroupStats};
+use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
 use crate::analyze::top::{TopKey, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
@@ -161,10 +161,14 @@ pub struct GroupJson {
     pub by_type: BTreeMap<&'static str, TypeSplitJson>,
     pub no_ttl_keys: u64,
     pub no_ttl_memory_bytes: u64,
+    /// At most this many keys holding at most `error_bytes` were counted under `(other)`
+    /// before the name entered its table: 0 for an exact row.
+    pub error_keys: u64,
+    pub error_bytes: u64,
 }
 
 impl GroupJson {
-    fn new(name: &[u8], s: &GroupStats) -> Self {
+    pub fn new(name: &[u8], s: &GroupStats, e: ErrorBound) -> Self {
         let (name, name_base64) = text_and_base64(name);
         let name = name.into_owned();
         GroupJson {
@@ -190,6 +194,8 @@ impl GroupJson {
                 .collect(),
             no_ttl_keys: s.no_ttl_keys,
             no_ttl_memory_bytes: s.no_ttl_memory_bytes,
+            error_keys: e.keys,
+            error_bytes: e.memory_bytes,
         }
     }
 }
@@ -199,25 +205,29 @@ pub struct GroupTableJson {
     pub cap: usize,
     pub capped: bool,
     pub distinct_kept: usize,
+    pub absent_max_keys: u64,
+    pub absent_max_memory_bytes: u64,
     pub rows: Vec<GroupJson>,
     pub other: Option<GroupJson>,
 }
 
 impl GroupTableJson {
-    fn new(table: &CappedTable, rows: usize) -> Self {
+    pub fn new(table: &GroupTable, rows: usize) -> Self {
         let kept = table.rows();
         GroupTableJson {
-            cap: table.cap(),
+            cap: table.capacity(),
             capped: table.overflowed(),
             distinct_kept: kept.len(),
+            absent_max_keys: table.absent_bound().keys,
+            absent_max_memory_bytes: table.absent_bound().memory_bytes,
             rows: kept
                 .iter()
                 .take(rows)
-                .map(|(n, s)| GroupJson::new(n, s))
+                .map(|r| GroupJson::new(r.name, r.stats, r.error))
                 .collect(),
             other: table
                 .overflowed()
-                .then(|| GroupJson::new(b"(other)", table.other())),
+                .then(|| GroupJson::new(b"(other)", table.other(), ErrorBound::default())),
         }
     }
 }
@@ -497,7 +507,11 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
         },
         prefixes: PrefixesJson {
             delimiter: escape_key(m.prefixes.delimiter()).into_owned(),
-            no_delimiter: GroupJson::new(b"(no delimiter)", m.prefixes.no_delimiter()),
+            no_delimiter: GroupJson::new(
+                b"(no delimiter)",
+                m.prefixes.no_delimiter(),
+                ErrorBound::default(),
+            ),
             depths: m
                 .prefixes
                 .tables()

@@ -7,7 +7,7 @@ use super::summary::notes;
 use super::text_table::{Keep, TextTable};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
-use crate::analyze::groups::{CappedTable, GroupStats};
+use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Counts;
@@ -119,11 +119,37 @@ pub fn files_table(files: &[FileSummary]) -> TextTable {
     t
 }
 
-fn group_row(name: String, s: &GroupStats) -> Vec<String> {
+/// `part` as a percentage of `whole`, one decimal; empty when `whole` is 0.
+pub fn share(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return String::new();
+    }
+    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+}
+
+/// Keys and memory of everything a table's shares are taken of (the dump's totals).
+#[derive(Clone, Copy, Debug)]
+pub struct Whole {
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+impl From<&Counts> for Whole {
+    fn from(c: &Counts) -> Self {
+        Whole {
+            keys: c.keys,
+            memory_bytes: c.memory_bytes,
+        }
+    }
+}
+
+fn group_row(name: String, s: &GroupStats, whole: Whole) -> Vec<String> {
     vec![
         name,
         s.keys.to_string(),
+        share(s.keys, whole.keys),
         bytes(s.memory_bytes),
+        share(s.memory_bytes, whole.memory_bytes),
         bytes(s.serialized_bytes),
         s.elements.to_string(),
         s.no_ttl_keys.to_string(),
@@ -131,39 +157,83 @@ fn group_row(name: String, s: &GroupStats) -> Vec<String> {
     ]
 }
 
-/// The heaviest `rows` groups of `t`, then `(other)` when the cap was hit.
-pub fn group_table(first: &str, t: &CappedTable, rows: usize) -> TextTable {
-    let mut out = table(
-        &[
-            first,
-            "keys",
-            "memory",
-            "in file",
-            "elements",
-            "no-TTL keys",
-            "no-TTL memory",
-        ],
-        1,
-    );
-    out.optional(&["no-TTL keys", "in file", "elements", "no-TTL memory"]);
-    for (name, s) in t.rows().into_iter().take(rows) {
-        out.add_row(group_row(self::name(name), s));
+/// The heaviest `rows` groups of `t`, then `(other)` when names were dropped, with their
+/// shares of `whole`; rows that may fall short of the truth get an `error ≤` column and a
+/// footnote saying what it means.
+pub fn group_section(
+    out: &mut String,
+    title: &str,
+    first: &str,
+    t: &GroupTable,
+    rows: usize,
+    whole: Whole,
+) {
+    let shown: Vec<_> = t.rows().into_iter().take(rows).collect();
+    let bounded = shown.iter().any(|r| r.error != ErrorBound::default());
+    let mut header = vec![
+        first,
+        "keys",
+        "% keys",
+        "memory",
+        "% memory",
+        "in file",
+        "elements",
+        "no-TTL keys",
+        "no-TTL memory",
+    ];
+    if bounded {
+        header.push("error ≤");
+    }
+    let mut table = table(&header, 1);
+    table.optional(&[
+        "no-TTL keys",
+        "in file",
+        "elements",
+        "no-TTL memory",
+        "% keys",
+    ]);
+    let error = |e: ErrorBound| {
+        if e == ErrorBound::default() {
+            String::new()
+        } else {
+            format!("+{} keys, +{}", e.keys, bytes(e.memory_bytes))
+        }
+    };
+    for r in &shown {
+        let mut row = group_row(name(r.name), r.stats, whole);
+        if bounded {
+            row.push(error(r.error));
+        }
+        table.add_row(row);
     }
     if t.overflowed() {
-        out.add_row(group_row("(other)".into(), t.other()));
+        let mut row = group_row("(other)".into(), t.other(), whole);
+        if bounded {
+            row.push(String::new());
+        }
+        table.add_row(row);
     }
-    out
+    let _ = write!(out, "{title}\n{table}\n");
+    if bounded {
+        let _ = writeln!(
+            out,
+            "  error ≤: the row may miss up to that many keys and that much memory, counted under \
+             (other) before the name entered the table (other columns likewise count only the \
+             keys since); rows without one are exact."
+        );
+    }
+    out.push('\n');
 }
 
 /// One table per depth.
-pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize) {
+pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize, whole: Whole) {
     let delimiter = escape_key(p.delimiter());
     for (i, t) in p.tables().iter().enumerate() {
         let title = format!("Prefixes, depth {} (delimiter {delimiter:?})", i + 1);
         if t.rows().is_empty() && !t.overflowed() {
             let _ = writeln!(out, "{title}: no key has more than {} segments\n", i + 1);
         } else {
-            section(out, &title, group_table("prefix", t, rows));
+            group_section(out, &title, "prefix", t, rows, whole);
         }
     }
     let none = p.no_delimiter();
@@ -368,11 +438,15 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         section(&mut out, "Busiest expiry minutes (next 30 days)", t);
     }
 
-    prefix_sections(&mut out, &m.prefixes, SECTION_ROWS);
-    section(
+    let whole = Whole::from(m.totals.all());
+    prefix_sections(&mut out, &m.prefixes, SECTION_ROWS, whole);
+    group_section(
         &mut out,
         "Key patterns (ids collapsed to *)",
-        group_table("pattern", m.patterns.table(), SECTION_ROWS),
+        "pattern",
+        m.patterns.table(),
+        SECTION_ROWS,
+        whole,
     );
 
     let rows = top_rows;
@@ -420,11 +494,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         t,
     );
     if !m.slots.tags().rows().is_empty() {
-        section(
-            &mut out,
-            "Hash tags",
-            group_table("tag", m.slots.tags(), 10),
-        );
+        group_section(&mut out, "Hash tags", "tag", m.slots.tags(), 10, whole);
     }
 
     let idle = &m.idle_freq;
