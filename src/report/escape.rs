@@ -1,6 +1,7 @@
 //! One escaping of binary keys for every output, so a hostile key (ANSI escapes, newlines,
 //! zero-width or bidirectional characters, `=cmd|...`) can neither break a format, hide or
-//! reorder text in a viewer, nor run in a spreadsheet. No output is HTML: `<script>` is text.
+//! reorder text in a viewer, nor run in a spreadsheet. The HTML report adds entity escaping
+//! on top (`super::html`).
 
 use crate::invisible::is_invisible;
 use std::borrow::Cow;

@@ -2,6 +2,7 @@
 
 pub mod decimal;
 pub mod escape;
+pub mod html;
 pub mod info;
 pub mod keys;
 pub mod lint;
