@@ -359,8 +359,9 @@ pub struct RollupArgs {
     /// Deepest prefix level: `a`, `a:b`, `a:b:c` for 3.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=32))]
     pub depth: u8,
-    /// Distinct names kept per prefix depth, for patterns and for hash tags; keys under
-    /// other names are counted in an `(other)` row, so memory stays bounded.
+    /// Capacity m of each prefix-depth, pattern and hash-tag table: every name holding more
+    /// than 1/m of the memory or of the keys is listed (a row's `error` is the most it may
+    /// miss); at most 2.5 m names are held, the rest counted in `(other)`.
     #[arg(long, default_value_t = NonZeroUsize::new(20_000).expect("non-zero"), value_name = "N")]
     pub max_prefixes: NonZeroUsize,
 }
