@@ -7,6 +7,7 @@
 //! script: the table sorts and filters the rows already in the page.
 
 use super::summary::{CountsJson, GroupJson, Summary};
+use super::tables::bytes as human_bytes;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -84,22 +85,6 @@ pub fn render(s: &Summary) -> String {
         escape_html(&s.generator)
     );
     out
-}
-
-/// `1.5 MiB`-style size; the exact byte count goes in a `data-v` attribute beside it.
-fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
 }
 
 fn share(part: u64, whole: u64) -> f64 {
@@ -414,7 +399,5 @@ mod tests {
             "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"
         );
         assert_eq!(escape_html("a&b\"c'd"), "a&amp;b&quot;c&#39;d");
-        assert_eq!(human_bytes(1000), "1000 B");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
     }
 }

@@ -521,6 +521,7 @@ mod tests {
     fn binary_units() {
         assert_eq!(bytes(0), "0 B");
         assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1000), "1000 B");
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(5 << 30), "5.0 GiB");
     }
