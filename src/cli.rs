@@ -69,6 +69,7 @@ const REPORT_EXAMPLES: &str = examples!(
     "rdbscope report shard1.rdb shard2.rdb --out-dir out/      # merged; summary.json and CSVs in out/",
     "rdbscope report dump.rdb --format json > summary.json",
     "rdbscope report dump.rdb --db 0 --not-match 'cache:*' --no-expired",
+    "rdbscope report dump.rdb --under cache:page         # that prefix alone, % of it",
     "rdbscope report dump.rdb --bigkey-string-bytes 1MiB --disable ttl.missing"
 );
 const TOP_EXAMPLES: &str = examples!(
@@ -81,6 +82,7 @@ const TOP_EXAMPLES: &str = examples!(
 const PREFIXES_EXAMPLES: &str = examples!(
     "rdbscope prefixes dump.rdb",
     "rdbscope prefixes dump.rdb --delimiter / --depth 2",
+    "rdbscope prefixes dump.rdb --under cache --depth 2   # cache:page, cache:page:home …",
     "rdbscope prefixes dump.rdb --patterns               # user:1:profile … as user:*:profile",
     "rdbscope prefixes dump.rdb --format csv > prefixes.csv"
 );
@@ -190,6 +192,7 @@ impl FilterArgs {
             types: self.types.clone(),
             patterns,
             excluded,
+            key_prefix: None,
             min_memory_bytes: self.min_memory.unwrap_or(0),
             expired_before_ms: self.no_expired.then_some(now_ms),
         })
@@ -356,7 +359,7 @@ pub struct RollupArgs {
     /// What separates the segments of a key.
     #[arg(long, default_value = ":", value_parser = non_empty)]
     pub delimiter: String,
-    /// Deepest prefix level: `a`, `a:b`, `a:b:c` for 3.
+    /// Deepest prefix level: `a`, `a:b`, `a:b:c` for 3 (levels below PREFIX with --under).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=32))]
     pub depth: u8,
     /// Capacity m of each prefix-depth, pattern and hash-tag table: every name holding more
@@ -380,7 +383,47 @@ impl RollupArgs {
             delimiter: self.delimiter.as_bytes().to_vec(),
             depth: usize::from(self.depth),
             cap: self.max_prefixes.get(),
+            under: Vec::new(),
         }
+    }
+
+    /// [`RollupArgs::config`] drilled down under `under` (`--under`): the prefix with one
+    /// trailing delimiter, which it may already end with (`cache` and `cache:` are the same).
+    pub fn drilled(&self, under: Option<&str>) -> PrefixConfig {
+        let mut config = self.config();
+        if let Some(prefix) = under {
+            let prefix = prefix.as_bytes();
+            config.under = prefix
+                .strip_suffix(&config.delimiter[..])
+                .unwrap_or(prefix)
+                .to_vec();
+            config.under.extend_from_slice(&config.delimiter);
+        }
+        config
+    }
+}
+
+/// `--under PREFIX`, for the commands that show prefix tables.
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Prefixes and patterns")]
+pub struct DrillArgs {
+    /// Drill down: only the keys under PREFIX (`cache` or `cache:`: keys starting with
+    /// `cache:`) are analysed, like a filter, so totals, types, top keys and every % are
+    /// the prefix's own. Prefix depths count below it: `--under cache --depth 2` lists
+    /// `cache:page` (depth 1) and `cache:page:1` (depth 2); patterns keep PREFIX as is.
+    #[arg(long, value_name = "PREFIX", value_parser = non_empty)]
+    pub under: Option<String>,
+}
+
+impl DrillArgs {
+    /// The prefix tables' settings, and the run's options with the keys restricted to
+    /// those under the prefix.
+    pub fn apply(&self, rollup: &RollupArgs, options: &mut Options) -> PrefixConfig {
+        let config = rollup.drilled(self.under.as_deref());
+        if !config.under.is_empty() {
+            options.filter.key_prefix = Some(config.under.clone());
+        }
+        config
     }
 }
 
@@ -411,6 +454,8 @@ pub struct ReportArgs {
     pub top: usize,
     #[command(flatten)]
     pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub drill: DrillArgs,
     #[command(flatten)]
     pub common: CommonArgs,
     #[command(flatten)]
@@ -461,6 +506,8 @@ pub struct PrefixesArgs {
     pub format: ListFormat,
     #[command(flatten)]
     pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub drill: DrillArgs,
     #[command(flatten)]
     pub common: CommonArgs,
     #[command(flatten)]

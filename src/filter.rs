@@ -1,9 +1,10 @@
 //! Key filters shared by every command: `--db`, `--type`, `--match GLOB`, `--regex RE`,
-//! `--not-match GLOB`, `--no-expired` (checked before a value is decoded) and
-//! `--min-memory BYTES` (after, on the estimate).
+//! `--not-match GLOB`, `--no-expired`, `--under PREFIX` (checked before a value is decoded)
+//! and `--min-memory BYTES` (after, on the estimate).
 
 use crate::rdb::{KeyRecord, RedisType};
 use regex::bytes::Regex;
+use std::borrow::Cow;
 
 #[derive(Clone, Debug, Default)]
 pub struct KeyFilter {
@@ -13,6 +14,8 @@ pub struct KeyFilter {
     pub patterns: Vec<Regex>,
     /// The key matches none.
     pub excluded: Vec<Regex>,
+    /// The key starts with these bytes (`--under`: the prefix and its delimiter).
+    pub key_prefix: Option<Vec<u8>>,
     /// Estimated memory at least this (0: any).
     pub min_memory_bytes: u64,
     /// Unix ms keys expired before are skipped, when the dump has no `ctime`.
@@ -25,17 +28,18 @@ impl KeyFilter {
             && self.types.is_empty()
             && self.patterns.is_empty()
             && self.excluded.is_empty()
+            && self.key_prefix.is_none()
             && self.min_memory_bytes == 0
             && self.expired_before_ms.is_none()
     }
 
     /// Whether the key passes what can be checked before its value is decoded: db, type,
     /// expiry (against `saved_at_ms`, the dump's `ctime`, when it has one), then the key.
-    pub fn accepts(
+    pub fn accepts<'a>(
         &self,
         record: &KeyRecord<'_>,
         saved_at_ms: Option<i64>,
-        key: impl FnOnce() -> Option<Vec<u8>>,
+        key: impl FnOnce() -> Option<Cow<'a, [u8]>>,
     ) -> bool {
         if !self.dbs.is_empty() && !self.dbs.contains(&record.db) {
             return false;
@@ -48,12 +52,13 @@ impl KeyFilter {
                 return false;
             }
         }
-        if self.patterns.is_empty() && self.excluded.is_empty() {
+        if self.patterns.is_empty() && self.excluded.is_empty() && self.key_prefix.is_none() {
             return true;
         }
         match key() {
             Some(k) => {
-                self.patterns.iter().all(|p| p.is_match(&k))
+                self.key_prefix.as_ref().map_or(true, |p| k.starts_with(p))
+                    && self.patterns.iter().all(|p| p.is_match(&k))
                     && !self.excluded.iter().any(|p| p.is_match(&k))
             }
             None => false,

@@ -143,9 +143,7 @@ where
     let mut waiting: Option<usize> = None;
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
-            && !filter.accepts(record, profile.saved_at_ms, || {
-                record.key.to_cow().ok().map(|k| k.into_owned())
-            })
+            && !filter.accepts(record, profile.saved_at_ms, || record.key.to_cow().ok())
         {
             continue;
         }

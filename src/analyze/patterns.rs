@@ -1,5 +1,7 @@
 //! Key patterns: each key with the segments that look like ids replaced by `*`, so
-//! `user:1:profile` … `user:99999:profile` are one row, `user:*:profile`.
+//! `user:1:profile` … `user:99999:profile` are one row, `user:*:profile`. Drilled down
+//! under a prefix, the prefix stays as it is and the rest of the key is patterned:
+//! `user:42:*` under `user:42`.
 
 use super::groups::GroupTable;
 use super::prefixes::{find_delimiter, PrefixConfig};
@@ -62,6 +64,8 @@ fn is_uuid(s: &[u8]) -> bool {
 
 pub struct Patterns {
     delimiter: Vec<u8>,
+    /// [`PrefixConfig::under`].
+    under: Vec<u8>,
     table: GroupTable,
     /// The pattern being built, reused from key to key.
     scratch: Vec<u8>,
@@ -71,6 +75,7 @@ impl Patterns {
     pub fn new(config: &PrefixConfig) -> Self {
         Patterns {
             delimiter: config.delimiter.clone(),
+            under: config.under.clone(),
             table: GroupTable::new(config.cap),
             scratch: Vec::new(),
         }
@@ -78,7 +83,13 @@ impl Patterns {
 
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        pattern_of(&k.key, &self.delimiter, &mut self.scratch);
+        match k.key.strip_prefix(&self.under[..]) {
+            Some(rest) if !self.under.is_empty() => {
+                pattern_of(rest, &self.delimiter, &mut self.scratch);
+                self.scratch.splice(0..0, self.under.iter().copied());
+            }
+            _ => pattern_of(&k.key, &self.delimiter, &mut self.scratch),
+        }
         self.table.add(&self.scratch, k);
     }
 
@@ -86,10 +97,11 @@ impl Patterns {
         &self.table
     }
 
-    /// The pattern of the key added last, when it was built with `delimiter`: rules that
-    /// group keys by pattern reuse it rather than build it again.
+    /// The pattern of the key added last, when it was built with `delimiter` over the
+    /// whole key (not drilled down): rules that group keys by pattern reuse it rather than
+    /// build it again.
     pub fn last(&self, delimiter: &[u8]) -> Option<&[u8]> {
-        (self.delimiter == delimiter).then_some(&self.scratch[..])
+        (self.delimiter == delimiter && self.under.is_empty()).then_some(&self.scratch[..])
     }
 }
 

@@ -4,6 +4,10 @@
 //! `user:42:profile` under `user` (depth 1) and `user:42` (depth 2), never under itself,
 //! so a prefix always names a group and the table does not turn into a copy of the
 //! keyspace. Keys without the delimiter belong to no prefix; they are tallied apart.
+//!
+//! Drilled down under a prefix (`--under cache`), only keys under it are counted and
+//! depths are counted below it: `cache:page` is depth 1, `cache:page:1` depth 2; the
+//! names keep the prefix, and keys with no delimiter below it are tallied apart.
 
 use super::groups::{GroupStats, GroupTable};
 use super::KeyStats;
@@ -18,6 +22,9 @@ pub struct PrefixConfig {
     pub depth: usize,
     /// Most names kept per table before the rest goes to `(other)`.
     pub cap: usize,
+    /// What every key counted starts with when drilled down (`--under`): the prefix and
+    /// the delimiter, `cache:`; empty for the whole keyspace.
+    pub under: Vec<u8>,
 }
 
 impl Default for PrefixConfig {
@@ -26,6 +33,7 @@ impl Default for PrefixConfig {
             delimiter: b":".to_vec(),
             depth: 3,
             cap: 20_000,
+            under: Vec::new(),
         }
     }
 }
@@ -43,6 +51,7 @@ pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize
 
 pub struct Prefixes {
     delimiter: Vec<u8>,
+    under: Vec<u8>,
     /// `tables[d - 1]` holds the depth-`d` prefixes.
     tables: Vec<GroupTable>,
     no_delimiter: GroupStats,
@@ -52,6 +61,7 @@ impl Prefixes {
     pub fn new(config: &PrefixConfig) -> Self {
         Prefixes {
             delimiter: config.delimiter.clone(),
+            under: config.under.clone(),
             tables: (0..config.depth)
                 .map(|_| GroupTable::new(config.cap))
                 .collect(),
@@ -59,10 +69,15 @@ impl Prefixes {
         }
     }
 
+    /// Counts `k` under its prefixes; a key not under [`PrefixConfig::under`] (which the
+    /// run's filter keeps out) is not counted.
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let key = &*k.key;
-        let mut from = 0;
+        if !key.starts_with(&self.under) {
+            return;
+        }
+        let mut from = self.under.len();
         for (depth, table) in self.tables.iter_mut().enumerate() {
             let Some(end) = find_delimiter(key, from, &self.delimiter) else {
                 if depth == 0 {
@@ -79,12 +94,17 @@ impl Prefixes {
         &self.delimiter
     }
 
+    /// The prefix and delimiter drilled down under, empty for the whole keyspace.
+    pub fn under(&self) -> &[u8] {
+        &self.under
+    }
+
     /// One table per depth, depth 1 first.
     pub fn tables(&self) -> &[GroupTable] {
         &self.tables
     }
 
-    /// Keys holding no delimiter at all.
+    /// Keys holding no delimiter at all (below [`Prefixes::under`]).
     pub fn no_delimiter(&self) -> &GroupStats {
         &self.no_delimiter
     }

@@ -9,7 +9,7 @@ use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
 use crate::cli::{ListFormat, PrefixesArgs};
 use crate::progress::Progress;
-use crate::report::notes::cap_note;
+use crate::report::notes::{cap_note, under_note};
 use crate::report::{rollups, tables};
 use std::io::{self, Write};
 use std::ops::AddAssign;
@@ -57,9 +57,9 @@ impl<R: Grouping> AddAssign for Rollup<R> {
 }
 
 pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let config = args.drill.apply(&args.rollup, &mut options);
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
-    let config = args.rollup.config();
     let mut text = String::new();
     let (failed, written) = if args.patterns {
         let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
@@ -80,7 +80,12 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
                     a.merged.totals.all().into(),
                 );
                 let cap = cap_note("patterns", table, "; raise --max-prefixes");
-                finish(&mut text, &a.files, cap.into_iter().collect());
+                finish(
+                    &mut text,
+                    &a.files,
+                    &config.under,
+                    cap.into_iter().collect(),
+                );
                 Ok(())
             }
         };
@@ -113,7 +118,7 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
                         )
                     })
                     .collect();
-                finish(&mut text, &a.files, caps);
+                finish(&mut text, &a.files, &config.under, caps);
                 Ok(())
             }
         };
@@ -137,9 +142,10 @@ fn start(text: &mut String, files: &[analysis::FileSummary]) {
     }
 }
 
-/// Notes about the dumps, then about the caps.
-fn finish(text: &mut String, files: &[analysis::FileSummary], caps: Vec<String>) {
+/// Notes about the dumps, the drill-down, then about the caps.
+fn finish(text: &mut String, files: &[analysis::FileSummary], under: &[u8], caps: Vec<String>) {
     let mut notes = crate::report::notes::file_notes(files);
+    notes.extend(under_note(under));
     notes.extend(caps);
     tables::notes_section(text, &notes);
 }

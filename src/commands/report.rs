@@ -17,11 +17,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    // `--under` restricts the keys too, but says so in its own note.
     let filtered = !options.filter.is_empty();
     let config = AggregateConfig {
         top_n: args.top,
-        prefixes: args.rollup.config(),
+        prefixes: args.drill.apply(&args.rollup, &mut options),
     };
     let lint_config = Arc::new(args.lint.config(&args.rollup));
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);

@@ -47,3 +47,14 @@ pub fn cap_note(what: &str, table: &GroupTable, remedy: &str) -> Option<String> 
         )
     })
 }
+
+/// What a drill-down (`--under`) restricted, when `under` (prefix and delimiter) is set.
+pub fn under_note(under: &[u8]) -> Option<String> {
+    (!under.is_empty()).then(|| {
+        format!(
+            "drilled down under {:?}: only keys starting with it are counted, so every total \
+             and % is of that prefix alone; prefix depths count below it",
+            escape_key(under)
+        )
+    })
+}

@@ -4,7 +4,7 @@
 //! a field, or changes its meaning, bumps [`SCHEMA_VERSION`]. Adding a field does not.
 
 use super::escape::{escape_key, text_and_base64};
-use super::notes::{cap_note, file_notes};
+use super::notes::{cap_note, file_notes, under_note};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
@@ -55,6 +55,9 @@ pub struct OptionsJson {
     pub top: usize,
     pub max_prefixes: usize,
     pub filtered: bool,
+    /// `--under`: the prefix drilled down under, with its delimiter; `null` for the
+    /// whole keyspace.
+    pub under: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -420,6 +423,7 @@ pub fn notes(a: &Analysis<Aggregates>, filtered: bool) -> Vec<String> {
         notes.push("filters applied: every number covers the matching keys only".into());
     }
     let m = &a.merged;
+    notes.extend(under_note(m.prefixes.under()));
     for (i, t) in m.prefixes.tables().iter().enumerate() {
         notes.extend(cap_note(
             &format!("prefixes at depth {}", i + 1),
@@ -453,6 +457,8 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
             top: n,
             max_prefixes: config.prefixes.cap,
             filtered,
+            under: (!config.prefixes.under.is_empty())
+                .then(|| escape_key(&config.prefixes.under).into_owned()),
         },
         files: a.files.iter().map(file_json).collect(),
         totals: m.totals.all().into(),

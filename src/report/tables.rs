@@ -228,10 +228,19 @@ pub fn group_section(
 /// One table per depth.
 pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize, whole: Whole) {
     let delimiter = escape_key(p.delimiter());
+    let below = if p.under().is_empty() {
+        String::new()
+    } else {
+        format!(" below {:?}", escape_key(p.under()))
+    };
     for (i, t) in p.tables().iter().enumerate() {
-        let title = format!("Prefixes, depth {} (delimiter {delimiter:?})", i + 1);
+        let title = format!("Prefixes, depth {}{below} (delimiter {delimiter:?})", i + 1);
         if t.rows().is_empty() && !t.overflowed() {
-            let _ = writeln!(out, "{title}: no key has more than {} segments\n", i + 1);
+            let _ = writeln!(
+                out,
+                "{title}: no key has more than {} segments{below}\n",
+                i + 1
+            );
         } else {
             group_section(out, &title, "prefix", t, rows, whole);
         }
@@ -240,7 +249,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize, whole: Whole
     if none.keys > 0 {
         let _ = writeln!(
             out,
-            "{} keys ({} memory, {} in file) hold no {delimiter:?} and belong to no prefix\n",
+            "{} keys ({} memory, {} in file) hold no {delimiter:?}{below} and belong to no prefix\n",
             none.keys,
             bytes(none.memory_bytes),
             bytes(none.serialized_bytes)
