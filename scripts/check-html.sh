@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Renders report.html in headless Chromium (Debian's `chromium`, installed when missing) for a
-# testdata fixture and for a dump whose keys are markup, and checks the rendered DOM: the
-# headline numbers equal summary.json's, the top prefix is shown, no element came from a key's
-# text, no http(s) URL is loaded; saves a screenshot of each. Usage: scripts/check-html.sh [BIN]
+# Renders report.html in headless Chromium (Debian's `chromium`, installed when missing) and
+# checks the DOM the browser built, for: a testdata fixture (LRU), two fixtures as shards of one
+# report (LFU, per-file section), a dump whose keys are markup, and a demo dump of ~40k keys with
+# prefixes and TTLs written by a real redis-server (scripts/bench-gen.lua). Checks: the headline
+# numbers equal summary.json's, the top prefix is in the prefix tree, no element came from a
+# key's text, no script error, no network URL, the page stays small; saves a screenshot of each
+# report section. Usage: scripts/check-html.sh [BIN]; with SCREENSHOTS=DIR the demo's section
+# screenshots are also copied to DIR (how docs/report-*.png are made).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/debug/rdbscope}
@@ -19,53 +23,125 @@ work=$(mktemp -d)
 server_pid=
 cleanup() {
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-    rm -rf "$work/hostile" "$work/chrome"  # the reports and screenshots stay
+    rm -rf "$work/dumps" "$work/chrome"  # the reports and screenshots stay
 }
 trap cleanup EXIT
+mkdir -p "$work/dumps"
+
+# Starts a redis-server saving to $work/dumps/$1; sets $port and $server_pid.
+start_server() {
+    port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    redis-server --port "$port" --bind 127.0.0.1 --dir "$work/dumps" --dbfilename "$1" \
+        --save '' --appendonly no --daemonize no >"$work/dumps/$1.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && return; sleep 0.1; done
+    echo "check-html: redis-server did not start" >&2; exit 1
+}
+stop_server() {
+    redis-cli -p "$port" save >/dev/null
+    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+}
 
 # A dump whose keys, prefix and value are markup, saved by a real redis-server.
-mkdir -p "$work/hostile"
-port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-redis-server --port "$port" --bind 127.0.0.1 --dir "$work/hostile" --dbfilename hostile.rdb \
-    --save '' --appendonly no --daemonize no >"$work/hostile/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_server hostile.rdb
 hostile='</script><img src=x onerror=alert(1)>'
 redis-cli -p "$port" set "$hostile" v >/dev/null
 redis-cli -p "$port" set "<script>alert(2)</script>:k" v >/dev/null
 redis-cli -p "$port" hset "\"><svg onload=alert(3)>:h" f "</style><img src=y>" >/dev/null
 redis-cli -p "$port" set "user:1" "&amp; \u2028" >/dev/null
-redis-cli -p "$port" save >/dev/null
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+redis-cli -p "$port" set "{</title><b>tag}:x" v px 3600000 >/dev/null
+stop_server
 
+# The demo: bench-gen.lua's production-like users (~3.8 keys each, ~31 % with a TTL), hash-tagged
+# carts, 500 keys expiring in the same minute (an expiry storm), a big hash and a big string.
+start_server demo.rdb
+redis-cli -p "$port" --eval scripts/bench-gen.lua , users 1 10000 >/dev/null
+redis-cli -p "$port" eval "for i=1,2000 do redis.call('hset','cart:{u'..(i%40)..'}:'..i,'sku',i,'qty',i%7) end
+for i=1,500 do redis.call('set','job:lock:'..i,'x','px',7200000) end
+for i=1,6000 do redis.call('hset','leaderboard:big','m'..i,i) end
+redis.call('set','blob:big',string.rep('x',300000)) return 0" 0 >/dev/null
+stop_server
+
+sections=(headline types prefixes ttl keys sizes cluster files lint)
+# check NAME SHOTS DUMP...: SHOTS is `sections` (one screenshot per section) or `page`.
 check() {
-    local name=$1 dump=$2 out="$work/report-$1"
-    "$bin" report "$dump" --out-dir "$out" -q >/dev/null
+    local name=$1 shots=$2 out="$work/report-$1"
+    shift 2
+    "$bin" report "$@" --out-dir "$out" -q >/dev/null
     chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
-        --dump-dom "file://$out/report.html" 2>/dev/null >"$out/dom.html"
+        --enable-logging=stderr --v=0 \
+        --dump-dom "file://$out/report.html" 2>"$out/console.log" >"$out/dom.html"
+    # The same page with a script that clicks like a user: zooms into the first depth-1 prefix,
+    # sorts the top keys by memory, filters them by the first key's name; it records the results
+    # on <body> for the DOM check.
+    "$python" - "$out" <<'PY'
+import sys
+out = sys.argv[1]
+page = open(f"{out}/report.html", encoding="utf-8").read()
+act = """<script>(function(){var b=document.body.dataset;
+var n=document.querySelector('#prefix-tree svg.n[data-d="1"]');
+n.dispatchEvent(new MouseEvent('click',{bubbles:true}));
+b.zoomed=n.getAttribute('width');b.info=document.getElementById('prefix-info').textContent.split('\\n')[0];
+b.root=document.querySelector('#prefix-tree svg.n[data-d="0"]').getAttribute('width');
+document.querySelector('#top-keys th:nth-child(6)').click();
+var rows=Array.from(document.querySelectorAll('#top-keys tbody tr'));
+var v=rows.map(function(r){return Number(r.cells[5].dataset.v);});
+b.sorted=String(v.every(function(x,i){return i==0||v[i-1]<=x;}));
+var f=document.getElementById('filter');f.value=rows[rows.length-1].cells[0].textContent;
+f.dispatchEvent(new Event('input'));
+b.shown=String(rows.filter(function(r){return r.style.display!=='none';}).length);
+b.rows=String(rows.length);})();</script></body>"""
+open(f"{out}/interact.html", "w", encoding="utf-8").write(page.replace("</body>", act))
+PY
     chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
-        --window-size=1280,2400 --screenshot="$out/screenshot.png" \
-        "file://$out/report.html" >/dev/null 2>&1
-    [ -s "$out/screenshot.png" ] || { echo "check-html: $name: no screenshot" >&2; exit 1; }
+        --dump-dom "file://$out/interact.html" 2>/dev/null >"$out/interact-dom.html"
+    if [ "$shots" = page ]; then
+        chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
+            --hide-scrollbars --window-size=1100,2400 --screenshot="$out/page.png" \
+            "file://$out/report.html" >/dev/null 2>&1
+        [ -s "$out/page.png" ] || { echo "check-html: $name: no screenshot" >&2; exit 1; }
+    fi
+    # One screenshot per section: a copy of the page showing only that section.
+    for id in "${sections[@]}"; do
+        [ "$shots" = sections ] || break
+        grep -q "<section id=\"$id\">" "$out/report.html" || continue
+        sed "s|</head>|<style>body>*:not(#$id){display:none!important}body{margin:0 auto}</style></head>|" \
+            "$out/report.html" >"$out/only-$id.html"
+        chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
+            --hide-scrollbars --window-size="$(size "$id")" --screenshot="$out/$id.png" \
+            "file://$out/only-$id.html" >/dev/null 2>&1
+        [ -s "$out/$id.png" ] || { echo "check-html: $name: no screenshot of $id" >&2; exit 1; }
+    done
     "$python" - "$out" "$name" <<'PY'
 import html.parser, json, re, sys
 out, name = sys.argv[1], sys.argv[2]
 summary = json.load(open(f"{out}/summary.json"))
 raw = open(f"{out}/report.html", encoding="utf-8").read()
 dom = open(f"{out}/dom.html", encoding="utf-8").read()
+console = open(f"{out}/console.log", encoding="utf-8", errors="replace").read()
 
 class Page(html.parser.HTMLParser):
+    """Tags, attributes, ids, all text, and the text inside each element with an id."""
     def __init__(self):
         super().__init__()
         self.tags, self.ids, self.attrs, self.text = [], {}, [], []
+        self.open, self.within = [], {}
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.append(tag)
         self.attrs.extend(attrs)
         if "id" in a:
             self.ids[a["id"]] = a
+        self.open.append((tag, a.get("id")))
+    def handle_endtag(self, tag):
+        while self.open:
+            if self.open.pop()[0] == tag:
+                break
     def handle_data(self, data):
         self.text.append(data)
+        for _, id_ in self.open:
+            if id_:
+                self.within.setdefault(id_, []).append(data)
 
 page = Page()
 page.feed(dom)
@@ -73,11 +149,14 @@ fail = []
 def expect(ok, what):
     if not ok:
         fail.append(what)
+def within(id_):
+    return "".join(page.within.get(id_, []))
 
 t = summary["totals"]
 for id_, want in [("total-keys", t["keys"]), ("total-memory", t["memory_bytes"]),
                   ("total-serialized", t["serialized_bytes"]),
-                  ("keys-without-ttl", t["keys_without_ttl"])]:
+                  ("keys-without-ttl", t["keys_without_ttl"]),
+                  ("slots-with-keys", summary["cluster"]["slots_with_keys"])]:
     got = page.ids.get(id_, {}).get("data-v")
     expect(got == str(want), f"{id_}: page {got}, summary.json {want}")
 used = [f["used_mem"] for f in summary["files"]]
@@ -86,17 +165,44 @@ if all(u is not None for u in used):
     expect(got == str(sum(used)), f"used-mem: page {got}, summary.json {sum(used)}")
 text = "".join(page.text)
 top = summary["prefixes"]["depths"][0]["rows"][0]["name"]
-expect(top in text, f"top prefix {top!r} not shown")
+expect(top in within("prefix-tree"), f"top prefix {top!r} not in the prefix tree")
+expect(top in within("prefixes-1"), f"top prefix {top!r} not in the depth-1 table")
+pattern = summary["patterns"]["rows"][0]["name"]
+expect(pattern in within("patterns"), f"top pattern {pattern!r} not in the pattern table")
+for k in summary["top_keys"]["by_memory"][:5]:
+    expect(k["key"] in within("top-keys"), f"top key {k['key']!r} not in the top-keys table")
+for section in ["headline", "types", "prefixes", "ttl", "keys", "sizes", "cluster", "lint"]:
+    expect(section in page.ids, f"no section {section}")
+expect(("files" in page.ids) == (len(summary["files"]) > 1), "per-file section iff several files")
+if summary["totals"]["keys_with_ttl"]:
+    expect("ttl-curve" in page.ids, "no TTL curve")
+for id_, present in [("lru", summary["lru_idle_seconds"]), ("lfu", summary["lfu_frequency"])]:
+    expect((id_ in page.ids) == (present is not None), f"{id_} histogram iff summary.json has it")
 expect(page.tags.count("script") == 1, f"{page.tags.count('script')} script elements, want 1")
-expect("img" not in page.tags, "an <img> element")
-expect(page.tags.count("svg") == 2, f"{page.tags.count('svg')} svg elements, want 2 (the charts)")
+for tag in ["img", "iframe", "object", "embed", "link", "image", "use", "foreignobject"]:
+    expect(tag not in page.tags, f"a <{tag}> element")
 expect(not any(k.startswith("on") for k, _ in page.attrs), "an on* event attribute")
+expect(not any(k in ("src", "href") and not v.startswith("#") for k, v in page.attrs),
+       "a src/href that is not an in-page anchor")
 expect(not re.search(r'(src|href|action)\s*=\s*["\']?\s*(https?:)?//', raw, re.I),
        "a src/href naming a network URL")
 expect(not re.search(r"https?://", raw), "an http(s):// URL in the file")
+expect(not re.search(r"Uncaught|SyntaxError|TypeError|ReferenceError", console),
+       "a script error: " + "; ".join(l for l in console.splitlines() if "CONSOLE" in l)[:300])
+expect(len(raw) < 3_000_000, f"{len(raw)} bytes, want < 3 MB")
+acted = re.search(r"<body([^>]*)>", open(f"{out}/interact-dom.html", encoding="utf-8").read())
+acted = {k: html.unescape(v) for k, v in re.findall(r'data-(\w+)="([^"]*)"', acted.group(1) if acted else "")}
+expect(acted.get("zoomed") == "999.00", f"zoom: clicked prefix is {acted.get('zoomed')} wide, want 999.00")
+expect(acted.get("root") == "999.00", f"zoom: root is {acted.get('root')} wide, want 999.00")
+expect(acted.get("info", "").startswith(top[:100]),
+       f"zoom: info line {acted.get('info')!r}, want the prefix {top!r}")
+expect(acted.get("sorted") == "true", "sorting the top keys by memory did not order them")
+expect(acted.get("shown", "0") != "0", f"filter: {acted.get('shown')} of {acted.get('rows')} rows shown")
 if name == "hostile":
     for key in ["</script><img src=x onerror=alert(1)>", "<script>alert(2)</script>:k"]:
         expect(key in text, f"key {key!r} not shown as text")
+    expect("<script>alert(2)</script>" in within("prefix-tree"), "markup prefix not in the tree as text")
+    expect("</title><b>tag" in within("hash-tags"), "markup hash tag not shown as text")
 if fail:
     print(f"check-html: {name}: " + "; ".join(fail), file=sys.stderr)
     sys.exit(1)
@@ -104,6 +210,24 @@ print(f"check-html: {name}: ok ({len(raw)} bytes, {t['keys']} keys, top prefix {
 PY
 }
 
-check fixture testdata/real/redis-7.0.15-alltypes.rdb
-check hostile "$work/hostile/hostile.rdb"
-echo "check-html: screenshots in $work/report-fixture/screenshot.png and $work/report-hostile/screenshot.png"
+# Window sizes of the section screenshots (the demo's sections fit; longer ones are cut).
+size() {
+    case $1 in
+        headline) echo 1100,520 ;; types) echo 1100,900 ;; prefixes) echo 1100,760 ;;
+        ttl) echo 1100,1000 ;; keys) echo 1100,720 ;; sizes) echo 1100,620 ;;
+        cluster) echo 1100,760 ;; files) echo 1100,420 ;; *) echo 1100,700 ;;
+    esac
+}
+
+check fixture page testdata/real/redis-7.4.1-alltypes-lru.rdb
+check shards sections testdata/real/redis-7.4.1-cluster.rdb testdata/modern/valkey-9.1.2-alltypes-lfu.rdb
+check hostile page "$work/dumps/hostile.rdb"
+check demo sections "$work/dumps/demo.rdb"
+if [ -n "${SCREENSHOTS:-}" ]; then
+    for id in "${sections[@]}"; do
+        if [ -f "$work/report-demo/$id.png" ]; then cp "$work/report-demo/$id.png" "$SCREENSHOTS/report-$id.png"; fi
+    done
+    cp "$work/report-shards/files.png" "$SCREENSHOTS/report-files.png"
+    echo "check-html: section screenshots copied to $SCREENSHOTS"
+fi
+echo "check-html: reports and section screenshots in $work/report-{fixture,shards,hostile,demo}/"

@@ -102,3 +102,124 @@ fn markup_in_keys_is_text() {
     assert_eq!(html.matches("</script>").count(), 1);
     assert_eq!(s["totals"]["keys"], 3);
 }
+
+/// The text of every `<title>` (tooltip) in `html`, unescaped enough to compare numbers.
+fn titles(html: &str) -> Vec<&str> {
+    html.split("<title>")
+        .skip(2) // the page's own <title>
+        .filter_map(|t| t.split("</title>").next())
+        .collect()
+}
+
+#[test]
+fn ttl_curve_and_prefix_tree_follow_the_keys() {
+    let dir = TempDir::new().unwrap();
+    let dump = dir.path().join("ttl.rdb");
+    let ctime: i64 = 1_700_000_000;
+    let at = |ms: i64| Some(ctime * 1000 + ms);
+    let mut rdb = Rdb::new(BufWriter::new(File::create(&dump).unwrap())).unwrap();
+    rdb.aux("ctime", &ctime.to_string()).unwrap();
+    rdb.select_db(0).unwrap();
+    // Expired, in 150 s, in 35 min, in 3 days 5 min, and two keys without TTL (ctime is 20 s into
+    // its minute, so the 150 s key lands in the minute starting 100 s after it).
+    for (key, expiry) in [
+        ("sess:a:1", at(-5_000)),
+        ("sess:a:2", at(150_000)),
+        ("sess:b:1", at(2_100_000)),
+        ("cache:1", at(3 * 86_400_000 + 300_000)),
+        ("user:1", None),
+        ("user:2", None),
+    ] {
+        rdb.set_string(key.as_bytes(), b"value", expiry).unwrap();
+    }
+    rdb.finish().unwrap();
+    let (html, _, s) = report(&dump, dir.path());
+    let curve = s["ttl"]["expiring_within"].as_array().unwrap();
+    let keys: Vec<(i64, u64)> = curve
+        .iter()
+        .map(|p| {
+            (
+                p["within_ms"].as_i64().unwrap(),
+                p["keys"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let minute = 60_000;
+    let day = 24 * 60 * minute;
+    assert_eq!(keys.len(), 15);
+    for (within, want) in [
+        (0, 1),
+        (minute, 1),
+        (5 * minute, 2),
+        (30 * minute, 2),
+        (60 * minute, 3),
+        (2 * day, 3),
+        (3 * day, 3),
+        (7 * day, 4),
+        (30 * day, 4),
+    ] {
+        let got = keys.iter().find(|(w, _)| *w == within).unwrap().1;
+        assert_eq!(got, want, "keys expired within {within} ms");
+    }
+    assert!(html.contains("<svg id=\"ttl-curve\""));
+    let tips = titles(&html);
+    assert!(tips.iter().any(|t| t.starts_with("within 5 min: 2 keys")));
+    assert!(tips
+        .iter()
+        .any(|t| t.starts_with("within &gt; 30 d: 4 keys")));
+    // The prefix tree: every depth-1 prefix is a bar as wide as its memory, `sess:a` under
+    // `sess` at depth 2.
+    let total = s["totals"]["memory_bytes"].as_f64().unwrap();
+    for row in s["prefixes"]["depths"][0]["rows"].as_array().unwrap() {
+        let name = row["name"].as_str().unwrap();
+        let w = row["memory_bytes"].as_f64().unwrap() / total * 1000.0;
+        let bar = format!("data-w=\"{w}\" data-d=\"1\"");
+        assert!(html.contains(&bar), "no bar {bar} for {name}");
+        assert!(html.contains(&format!(">{name}</text></svg>")));
+    }
+    let sess_a = tips.iter().find(|t| t.starts_with("sess:a\n")).unwrap();
+    assert!(sess_a.contains("2 keys (33.3 % of keys)"), "{sess_a}");
+    assert!(
+        sess_a.contains("no TTL: 0 keys, 0.0 % of its memory"),
+        "{sess_a}"
+    );
+    let user = tips.iter().find(|t| t.starts_with("user\n")).unwrap();
+    assert!(
+        user.contains("no TTL: 2 keys, 100.0 % of its memory"),
+        "{user}"
+    );
+    assert!(html.contains("data-x=\"0\" data-w=\"1000\" data-d=\"0\""));
+    // The storm table: the minute 90 s after ctime, 1 min after it.
+    assert!(html.contains("<table id=\"storms\">"));
+    assert!(html.contains("<td class=\"n\">1 min</td>"));
+}
+
+#[test]
+fn lint_is_grouped_by_rule_with_advice_and_top_keys_are_listed_once() {
+    let dir = TempDir::new().unwrap();
+    let (html, _, s) = report(
+        Path::new("testdata/real/redis-7.4.1-alltypes-lru.rdb"),
+        dir.path(),
+    );
+    let findings = s["lint"]["findings"].as_array().unwrap();
+    let big = findings
+        .iter()
+        .find(|f| f["rule"] == "bigkey.string")
+        .unwrap();
+    let advice = big["advice"].as_str().unwrap();
+    assert!(html.contains(
+        "<td><a href=\"#rule-bigkey.string\">bigkey.string</a></td><td class=\"sev-error\">error</td>"
+    ));
+    assert!(html.contains(&format!("<td>{advice}</td>")));
+    assert!(html.contains("<details id=\"rule-bigkey.string\""));
+    // Every key of the three rankings once; the biggest list is in all three.
+    let top = &s["top_keys"]["by_memory"][0]["key"];
+    let cell = format!(
+        "<tr><td class=\"key\">{}</td><td>0</td>",
+        top.as_str().unwrap()
+    );
+    assert_eq!(html.matches(&cell).count(), 1, "{cell}");
+    // The LRU dump has an idle-time histogram, no LFU one.
+    assert!(html.contains("<h3 id=\"lru\">"));
+    assert!(!html.contains("<h3 id=\"lfu\">"));
+}

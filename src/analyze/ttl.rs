@@ -189,6 +189,30 @@ impl Ttl {
         TtlBucket::ALL.into_iter().zip(&self.buckets)
     }
 
+    /// Keys and memory expired `within_ms` after the reference (the first merged dump's
+    /// ctime), for each of `within_ms` (ascending): the keys already expired plus every expiry
+    /// minute that starts before the reference + that offset, so the curve is exact to the
+    /// minute up to [`STORM_WINDOW_MS`].
+    pub fn expiring_within(&self, within_ms: &[i64]) -> Vec<Tally> {
+        let mut minutes: Vec<(i64, Tally)> = self
+            .minutes()
+            .map(|(m, &t)| (m.saturating_mul(MINUTE_MS), t))
+            .collect();
+        minutes.sort_unstable_by_key(|(start, _)| *start);
+        let mut total = self.buckets[TtlBucket::Expired as usize];
+        let mut next = minutes.iter().peekable();
+        within_ms
+            .iter()
+            .map(|&offset| {
+                let end = self.reference_ms.saturating_add(offset);
+                while let Some((_, t)) = next.next_if(|(start, _)| *start < end) {
+                    total += t;
+                }
+                total
+            })
+            .collect()
+    }
+
     /// The `n` minutes in which the most keys expire, as (minute start in Unix ms, tally):
     /// most keys first, then most memory, then earliest.
     pub fn storms(&self, n: usize) -> Vec<(i64, Tally)> {
@@ -208,6 +232,12 @@ impl Ttl {
 
 impl AddAssign for Ttl {
     fn add_assign(&mut self, o: Ttl) {
+        // An empty tally (the merge of a run's dumps starts as one, measured from now) takes
+        // the other's reference, so the merge measures from the first dump's ctime.
+        if self.buckets.iter().all(|t| t.keys == 0) && self.minutes().next().is_none() {
+            *self = o;
+            return;
+        }
         for (a, b) in self.buckets.iter_mut().zip(&o.buckets) {
             *a += b;
         }
@@ -240,6 +270,25 @@ mod tests {
         assert_eq!(TtlBucket::of(Some(DAY_MS)), TtlBucket::DayToWeek);
         assert_eq!(TtlBucket::of(Some(7 * DAY_MS)), TtlBucket::WeekToMonth);
         assert_eq!(TtlBucket::of(Some(30 * DAY_MS)), TtlBucket::OverMonth);
+    }
+
+    #[test]
+    fn expiring_within_is_cumulative_to_the_minute() {
+        let t = |keys| Tally {
+            keys,
+            memory_bytes: 10 * keys,
+        };
+        let base = 1_700_000_000_000 / MINUTE_MS;
+        let mut a = Ttl::new(base * MINUTE_MS);
+        a.buckets[TtlBucket::Expired as usize] = t(1);
+        a.add_minute(base, &t(2));
+        a.add_minute(base + 59, &t(3));
+        a.add_minute(base + 60, &t(4));
+        a.add_minute(base + 43_200, &t(5));
+        assert_eq!(
+            a.expiring_within(&[0, MINUTE_MS, HOUR_MS, DAY_MS, STORM_WINDOW_MS + MINUTE_MS]),
+            vec![t(1), t(3), t(6), t(10), t(15)]
+        );
     }
 
     #[test]

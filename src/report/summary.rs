@@ -22,6 +22,30 @@ pub const SCHEMA_VERSION: u32 = 1;
 const CLUSTER_ROWS: usize = 20;
 /// Expiry minutes listed.
 const STORM_ROWS: usize = 10;
+/// Offsets after the dump's `ctime` at which the memory freed by expiry is told: 0 (already
+/// expired), 1, 5, 15 and 30 minutes, 1, 2, 6 and 12 hours, 1, 2, 3, 7, 14 and 30 days.
+pub const EXPIRING_WITHIN_MS: [i64; 15] = {
+    const M: i64 = 60_000;
+    const H: i64 = 60 * M;
+    const D: i64 = 24 * H;
+    [
+        0,
+        M,
+        5 * M,
+        15 * M,
+        30 * M,
+        H,
+        2 * H,
+        6 * H,
+        12 * H,
+        D,
+        2 * D,
+        3 * D,
+        7 * D,
+        14 * D,
+        30 * D,
+    ]
+};
 
 #[derive(Serialize)]
 pub struct Summary {
@@ -141,8 +165,17 @@ pub struct StormJson {
 }
 
 #[derive(Serialize)]
+pub struct ExpiringJson {
+    pub within_ms: i64,
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+#[derive(Serialize)]
 pub struct TtlJson {
     pub buckets: Vec<TtlBucketJson>,
+    /// Cumulative: the keys expired within each offset of [`EXPIRING_WITHIN_MS`].
+    pub expiring_within: Vec<ExpiringJson>,
     pub expiry_storms: Vec<StormJson>,
 }
 
@@ -496,6 +529,15 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
                 .buckets()
                 .map(|(b, t)| TtlBucketJson {
                     bucket: b.name(),
+                    keys: t.keys,
+                    memory_bytes: t.memory_bytes,
+                })
+                .collect(),
+            expiring_within: EXPIRING_WITHIN_MS
+                .iter()
+                .zip(m.ttl.expiring_within(&EXPIRING_WITHIN_MS))
+                .map(|(&within_ms, t)| ExpiringJson {
+                    within_ms,
                     keys: t.keys,
                     memory_bytes: t.memory_bytes,
                 })

@@ -1,40 +1,69 @@
 //! `report.html`: the `summary.json` figures as one self-contained page (inline CSS, SVG and
-//! a little JS; no request leaves it), readable on screen and printable.
+//! a little JS; no request leaves it), readable on screen and printable. One module per
+//! section: [`tree`] (prefix icicle, pattern and prefix tables), [`ttl`], [`keys`] (top keys,
+//! size distributions, LRU/LFU), [`cluster`] (slots, hash tags), [`lint`].
 //!
 //! Every name (key, prefix, pattern, file, aux value) is already escaped by
 //! [`super::escape`] and is written here as an HTML text node or quoted attribute with
 //! `& < > " '` replaced, so markup in a key renders as text. No data is embedded in the
-//! script: the table sorts and filters the rows already in the page.
+//! script: it sorts, filters and zooms the elements already in the page, and reads names
+//! only through `textContent`.
 
-use super::summary::{CountsJson, GroupJson, Summary};
+mod cluster;
+mod keys;
+mod lint;
+mod tree;
+mod ttl;
+
+use super::summary::{CountsJson, Summary};
 use super::tables::bytes as human_bytes;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt::Write;
 
-/// Rows of the prefix and pattern tables.
-const GROUP_ROWS: usize = 30;
 /// Width of a bar at 100 %, in SVG units.
 const BAR_WIDTH: f64 = 400.0;
+/// Characters of a name shown; longer names end in `…` (summary.json has them whole), so a
+/// few huge keys cannot blow up the page.
+const NAME_CHARS: usize = 200;
 
-const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:70em;padding:0 1em;color:#222}
-h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.8em}
-table{border-collapse:collapse;margin:.5em 0}th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:75em;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.8em}h3{font-size:1em}
+nav a{margin-right:1em}section{padding-bottom:.5em}
+table{border-collapse:collapse;margin:.5em 0}th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .cards{display:flex;flex-wrap:wrap;gap:1em}.card{border:1px solid #ccc;border-radius:4px;padding:.5em 1em}
 .card b{display:block;font-size:1.4em}.key{font-family:monospace;word-break:break-all}
-svg text{font-size:12px}th[data-sort]{cursor:pointer;text-decoration:underline dotted}
-.sev-error{color:#b00}.sev-warning{color:#a60}.sev-info{color:#06a}
-@media print{#filter{display:none}h2{break-after:avoid}table,svg{break-inside:avoid}}";
+svg text{font-size:12px}svg.n{cursor:pointer}svg.n text{pointer-events:none}
+th[data-sort]{cursor:pointer;text-decoration:underline dotted}
+.note{color:#555;font-size:.9em}#prefix-info{font-family:monospace;white-space:pre-wrap;min-height:2.8em;background:#f6f6f6;padding:.3em .5em}
+.sev-error{color:#b00;font-weight:bold}.sev-warn{color:#a60;font-weight:bold}.sev-info{color:#06a}
+details{margin:.4em 0}summary{cursor:pointer}
+@media print{input,nav{display:none}h2{break-after:avoid}table,svg{break-inside:avoid}details>*{display:block}}";
 
-const SCRIPT: &str = "(function(){var t=document.getElementById('top-keys');if(!t)return;
-var b=t.tBodies[0];var f=document.getElementById('filter');
-f.addEventListener('input',function(){var q=f.value.toLowerCase();
-for(var r of b.rows){r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':'';}});
-t.querySelectorAll('th[data-sort]').forEach(function(h,i){var up=false;h.addEventListener('click',function(){
-up=!up;var num=h.dataset.sort==='n';var rows=Array.from(b.rows);
+const SCRIPT: &str = "(function(){
+document.querySelectorAll('table.sortable').forEach(function(t){var b=t.tBodies[0];
+t.tHead.querySelectorAll('th').forEach(function(h,i){if(!h.dataset.sort)return;var up=false;
+h.addEventListener('click',function(){up=!up;var num=h.dataset.sort==='n';var rows=Array.from(b.rows);
 rows.sort(function(x,y){var a=x.cells[i],c=y.cells[i];
 var d=num?(Number(a.dataset.v)-Number(c.dataset.v)):a.textContent.localeCompare(c.textContent);
-return up?d:-d;});rows.forEach(function(r){b.appendChild(r);});});});})();";
+return up?d:-d;});rows.forEach(function(r){b.appendChild(r);});});});});
+document.querySelectorAll('input[data-filter]').forEach(function(f){
+var b=document.getElementById(f.dataset.filter).tBodies[0];
+f.addEventListener('input',function(){var q=f.value.toLowerCase();
+for(var r of b.rows){r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':'';}});});
+var tree=document.getElementById('prefix-tree');if(!tree)return;
+var W=Number(tree.dataset.width),info=document.getElementById('prefix-info');
+var nodes=Array.from(tree.querySelectorAll('svg.n'));
+function show(n){info.textContent=n.querySelector('title').textContent;}
+function zoom(z){var x0=Number(z.dataset.x),w0=Number(z.dataset.w),d0=Number(z.dataset.d);
+nodes.forEach(function(n){var x=Number(n.dataset.x),w=Number(n.dataset.w),d=Number(n.dataset.d),nx,nw;
+if(d<d0){nx=0;nw=(x<=x0+1e-9&&x+w>=x0+w0-1e-9)?W:0;}else{nx=(x-x0)/w0*W;nw=w/w0*W;}
+var on=nw>=0.5&&nx<W-0.1&&nx+nw>0.1;n.style.display=on?'':'none';
+if(on){n.setAttribute('x',nx.toFixed(2));n.setAttribute('width',Math.max(nw-1,0.5).toFixed(2));
+n.querySelector('text').style.display=nw>40?'':'none';}});show(z);}
+nodes.forEach(function(n){n.addEventListener('click',function(){zoom(n);});
+n.addEventListener('mouseover',function(){show(n);});});})();";
 
 /// Text for an HTML text node or a quoted attribute value.
 fn escape_html(text: &str) -> String {
@@ -52,9 +81,22 @@ fn escape_html(text: &str) -> String {
     out
 }
 
+/// `name` cut to `chars` characters, ending in `…` when cut.
+fn clip(name: &str, chars: usize) -> Cow<'_, str> {
+    match name.char_indices().nth(chars) {
+        Some((at, _)) => Cow::Owned(format!("{}…", &name[..at])),
+        None => Cow::Borrowed(name),
+    }
+}
+
+/// A key, prefix, pattern or file name as HTML text: clipped, then escaped.
+fn name_html(name: &str) -> String {
+    escape_html(&clip(name, NAME_CHARS))
+}
+
 /// The page for `s` (the `summary.json` of the same run).
 pub fn render(s: &Summary) -> String {
-    let mut out = String::with_capacity(64 << 10);
+    let mut out = String::with_capacity(256 << 10);
     let title = match s.files.as_slice() {
         [one] => format!("rdbscope report: {}", one.path),
         files => format!("rdbscope report: {} files", files.len()),
@@ -63,25 +105,51 @@ pub fn render(s: &Summary) -> String {
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\">\
-         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
-        escape_html(&title),
-        escape_html(&title)
+         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<nav>",
+        name_html(&title),
+        name_html(&title)
     );
+    let several = s.files.len() > 1;
+    let mut sections = vec![
+        ("headline", "Headline"),
+        ("types", "Types"),
+        ("prefixes", "Prefixes"),
+        ("ttl", "TTL"),
+        ("keys", "Top keys"),
+        ("sizes", "Sizes"),
+        ("cluster", "Slots"),
+    ];
+    if several {
+        sections.push(("files", "Files"));
+    }
+    if s.lint.is_some() {
+        sections.push(("lint", "Lint"));
+    }
+    for (id, label) in &sections {
+        let _ = write!(out, "<a href=\"#{id}\">{label}</a>");
+    }
+    out.push_str("</nav>\n");
     headline(&mut out, s);
     by_type(&mut out, s);
-    groups(&mut out, s);
-    top_keys(&mut out, s);
-    lint(&mut out, s);
+    tree::section(&mut out, s);
+    ttl::section(&mut out, s);
+    keys::top_keys(&mut out, s);
+    keys::sizes(&mut out, s);
+    cluster::section(&mut out, s);
+    if several {
+        files(&mut out, s);
+    }
+    lint::section(&mut out, s);
     if !s.notes.is_empty() {
-        out.push_str("<h2>Notes</h2><ul>");
+        out.push_str("<section id=\"notes\"><h2>Notes</h2><ul>");
         for n in &s.notes {
             let _ = write!(out, "<li>{}</li>", escape_html(n));
         }
-        out.push_str("</ul>\n");
+        out.push_str("</ul></section>\n");
     }
     let _ = write!(
         out,
-        "<p>{}</p>\n<script>{SCRIPT}</script>\n</body></html>\n",
+        "<p class=\"note\">{}</p>\n<script>{SCRIPT}</script>\n</body></html>\n",
         escape_html(&s.generator)
     );
     out
@@ -93,6 +161,11 @@ fn share(part: u64, whole: u64) -> f64 {
     } else {
         part as f64 * 100.0 / whole as f64
     }
+}
+
+/// `<section id=ID><h2>TITLE</h2>`; the caller closes it.
+fn open_section(out: &mut String, id: &str, title: &str) {
+    let _ = write!(out, "<section id=\"{id}\"><h2>{title}</h2>");
 }
 
 fn card(out: &mut String, id: &str, label: &str, value: u64, bytes: bool) {
@@ -109,7 +182,8 @@ fn card(out: &mut String, id: &str, label: &str, value: u64, bytes: bool) {
 
 fn headline(out: &mut String, s: &Summary) {
     let t = &s.totals;
-    out.push_str("<h2>Headline</h2><div class=\"cards\">");
+    open_section(out, "headline", "Headline");
+    out.push_str("<div class=\"cards\">");
     card(out, "total-keys", "keys", t.keys, false);
     card(out, "total-memory", "memory (model)", t.memory_bytes, true);
     let used: Vec<u64> = s.files.iter().filter_map(|f| f.used_mem).collect();
@@ -138,7 +212,7 @@ fn headline(out: &mut String, s: &Summary) {
             out,
             "<tr><td class=\"key\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
-            escape_html(&f.path),
+            name_html(&f.path),
             escape_html(f.server_version.as_deref().unwrap_or("?")),
             f.rdb_version.map(|v| v.to_string()).unwrap_or_default(),
             f.file_bytes,
@@ -155,7 +229,7 @@ fn headline(out: &mut String, s: &Summary) {
         counts_cells(out, &db.counts, t.memory_bytes);
         out.push_str("</tr>");
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></section>\n");
 }
 
 /// The allocator the model used and why (`jemalloc (fallback)`).
@@ -193,10 +267,12 @@ fn counts_cells(out: &mut String, c: &CountsJson, whole: u64) {
     );
 }
 
-/// Horizontal bars, one per `(label, keys, memory)`, scaled to the largest share.
+/// Horizontal bars, one per `(label, keys, memory)`, the longest full width; each tells its
+/// share of `whole`.
 fn bars(out: &mut String, id: &str, rows: &[(String, u64, u64)], whole: u64) {
     const ROW: f64 = 20.0;
     const LABEL: f64 = 230.0;
+    let longest = rows.iter().map(|r| r.2).max().unwrap_or(0).max(1) as f64;
     let height = ROW * rows.len() as f64 + 4.0;
     let _ = write!(
         out,
@@ -206,16 +282,17 @@ fn bars(out: &mut String, id: &str, rows: &[(String, u64, u64)], whole: u64) {
     for (i, (label, keys, memory)) in rows.iter().enumerate() {
         let y = ROW * i as f64 + 2.0;
         let pct = share(*memory, whole);
+        let length = BAR_WIDTH * *memory as f64 / longest;
         let _ = write!(
             out,
             "<text x=\"0\" y=\"{ty}\">{}</text><rect x=\"{LABEL}\" y=\"{y}\" width=\"{:.1}\" height=\"{h}\" fill=\"#4a7fb5\"/>\
              <text x=\"{tx}\" y=\"{ty}\">{} · {pct:.1} % · {keys} keys</text>",
-            escape_html(label),
-            BAR_WIDTH * pct / 100.0,
+            escape_html(&clip(label, 32)),
+            length,
             human_bytes(*memory),
             ty = y + 13.0,
             h = ROW - 4.0,
-            tx = LABEL + BAR_WIDTH * pct / 100.0 + 6.0,
+            tx = LABEL + length + 6.0,
         );
     }
     out.push_str("</svg>\n");
@@ -223,14 +300,14 @@ fn bars(out: &mut String, id: &str, rows: &[(String, u64, u64)], whole: u64) {
 
 fn by_type(out: &mut String, s: &Summary) {
     let whole = s.totals.memory_bytes;
-    out.push_str("<h2>Memory by type</h2>");
+    open_section(out, "types", "Memory by type and encoding");
     let rows: Vec<_> = s
         .by_type
         .iter()
         .map(|t| (t.type_name.clone(), t.counts.keys, t.counts.memory_bytes))
         .collect();
     bars(out, "by-type", &rows, whole);
-    out.push_str("<h2>Memory by encoding</h2>");
+    out.push_str("<h3>By encoding</h3>");
     let rows: Vec<_> = s
         .by_encoding
         .iter()
@@ -256,136 +333,45 @@ fn by_type(out: &mut String, s: &Summary) {
         counts_cells(out, &e.counts, whole);
         out.push_str("</tr>");
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></section>\n");
 }
 
-fn group_table(
-    out: &mut String,
-    id: &str,
-    rows: &[GroupJson],
-    other: Option<&GroupJson>,
-    whole: u64,
-) {
-    let _ = write!(
-        out,
-        "<table id=\"{id}\"><tr><th>name</th><th class=\"n\">keys</th><th class=\"n\">memory</th>\
-         <th class=\"n\">share</th><th class=\"n\">serialized</th><th class=\"n\">no-TTL memory</th></tr>"
-    );
-    for g in rows.iter().take(GROUP_ROWS).chain(other) {
-        let _ = write!(
-            out,
-            "<tr><td class=\"key\">{}</td><td class=\"n\">{}</td><td class=\"n\" data-v=\"{}\">{}</td>\
-             <td class=\"n\">{:.1} %</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            escape_html(&g.name),
-            g.keys,
-            g.memory_bytes,
-            human_bytes(g.memory_bytes),
-            share(g.memory_bytes, whole),
-            human_bytes(g.serialized_bytes),
-            human_bytes(g.no_ttl_memory_bytes),
-        );
-    }
-    out.push_str("</table>\n");
-}
-
-fn groups(out: &mut String, s: &Summary) {
+/// Per file (shard), when the report covers several dumps.
+fn files(out: &mut String, s: &Summary) {
     let whole = s.totals.memory_bytes;
-    for d in s
-        .prefixes
-        .depths
+    open_section(out, "files", "Per file (shard)");
+    let rows: Vec<_> = s
+        .files
         .iter()
-        .filter(|d| !d.table.rows.is_empty())
-    {
-        let _ = write!(out, "<h2>Prefixes, depth {}</h2>", d.depth);
-        group_table(
-            out,
-            &format!("prefixes-{}", d.depth),
-            &d.table.rows,
-            d.table.other.as_ref(),
-            whole,
-        );
-    }
-    out.push_str("<h2>Patterns</h2>");
-    group_table(
-        out,
-        "patterns",
-        &s.patterns.rows,
-        s.patterns.other.as_ref(),
-        whole,
-    );
-}
-
-fn top_keys(out: &mut String, s: &Summary) {
+        .map(|f| {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
+            (name, f.totals.keys, f.totals.memory_bytes)
+        })
+        .collect();
+    bars(out, "by-file", &rows, whole);
     out.push_str(
-        "<h2>Top keys by memory</h2><p><input id=\"filter\" type=\"search\" placeholder=\"filter keys\"></p>\
-         <table id=\"top-keys\"><thead><tr><th data-sort=\"t\">key</th><th data-sort=\"t\">db</th>\
-         <th data-sort=\"t\">type</th><th data-sort=\"t\">encoding</th><th class=\"n\" data-sort=\"n\">elements</th>\
-         <th class=\"n\" data-sort=\"n\">memory</th><th class=\"n\" data-sort=\"n\">serialized</th>\
-         <th data-sort=\"t\">file</th></tr></thead><tbody>",
+        "<table id=\"files\"><tr><th>file</th><th class=\"n\">keys</th><th class=\"n\">memory</th>\
+         <th class=\"n\">share</th><th class=\"n\">serialized</th><th class=\"n\">no TTL</th>\
+         <th class=\"n\">used-mem</th><th class=\"n\">model / used-mem</th><th>ctime (UTC)</th></tr>",
     );
-    for k in &s.top_keys.by_memory {
-        let elements = k.elements.unwrap_or(0);
+    for f in &s.files {
+        let _ = write!(out, "<tr><td class=\"key\">{}</td>", name_html(&f.path));
+        counts_cells(out, &f.totals, whole);
+        let ratio = f
+            .used_mem
+            .filter(|&u| u > 0)
+            .map(|u| format!("{:.1} %", share(f.totals.memory_bytes, u)))
+            .unwrap_or_default();
         let _ = write!(
             out,
-            "<tr><td class=\"key\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\" data-v=\"{elements}\">{}</td>\
-             <td class=\"n\" data-v=\"{}\">{}</td><td class=\"n\" data-v=\"{}\">{}</td><td class=\"key\">{}</td></tr>",
-            escape_html(&k.key),
-            k.db,
-            escape_html(&k.type_name),
-            k.encoding,
-            k.elements.map(|e| e.to_string()).unwrap_or_default(),
-            k.memory_bytes,
-            human_bytes(k.memory_bytes),
-            k.serialized_bytes,
-            human_bytes(k.serialized_bytes),
-            escape_html(&k.file),
+            "<td class=\"n\">{}</td><td class=\"n\">{ratio}</td><td>{}</td></tr>",
+            f.used_mem.map(human_bytes).unwrap_or_default(),
+            f.ctime
+                .map(|c| super::tables::utc_seconds(c.saturating_mul(1000)))
+                .unwrap_or_default(),
         );
     }
-    out.push_str("</tbody></table>\n");
-}
-
-fn lint(out: &mut String, s: &Summary) {
-    let Some(summary) = s
-        .lint
-        .as_ref()
-        .and_then(|l| l.get("summary"))
-        .and_then(Value::as_array)
-    else {
-        return;
-    };
-    out.push_str("<h2>Lint findings</h2>");
-    let text = |v: &Value, k: &str| escape_html(v.get(k).and_then(Value::as_str).unwrap_or(""));
-    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    if summary.iter().all(|r| num(r, "findings") == 0) {
-        out.push_str("<p>No findings.</p>\n");
-        return;
-    }
-    out.push_str(
-        "<table id=\"lint\"><tr><th>rule</th><th>severity</th><th class=\"n\">findings</th>\
-         <th class=\"n\">keys</th><th class=\"n\">memory</th><th>examples</th></tr>",
-    );
-    for r in summary.iter().filter(|r| num(r, "findings") > 0) {
-        let severity = text(r, "severity");
-        let examples: Vec<String> = r
-            .get("examples")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(escape_html)
-            .collect();
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td class=\"sev-{severity}\">{severity}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"key\">{}</td></tr>",
-            text(r, "rule"),
-            num(r, "findings"),
-            num(r, "keys"),
-            human_bytes(num(r, "memory_bytes")),
-            examples.join("<br>"),
-        );
-    }
-    out.push_str("</table>\n");
+    out.push_str("</table></section>\n");
 }
 
 #[cfg(test)]
@@ -399,5 +385,12 @@ mod tests {
             "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"
         );
         assert_eq!(escape_html("a&b\"c'd"), "a&amp;b&quot;c&#39;d");
+    }
+
+    #[test]
+    fn long_names_are_clipped_on_a_character() {
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(clip("éèàü", 2), "éè…");
+        assert_eq!(name_html(&"<".repeat(500)).len(), 4 * NAME_CHARS + 3);
     }
 }
