@@ -16,11 +16,11 @@ use crate::analyze::{Aggregator, KeyStats, Source};
 use crate::input::Dump;
 use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
-use crate::report::keys::RowFormat;
+use crate::report::key_rows::{RowBatch, RowBuilder, RowSinks};
 use crate::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::server::{ProfileOverrides, ServerProfile};
 use std::cell::RefCell;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use thread_local::ThreadLocal;
 
@@ -91,16 +91,9 @@ impl<A> Analysis<A> {
     }
 }
 
-/// Per-key rows to stream while analysing (the `keys.csv` of `report --out-dir`).
-pub struct RowSink<'w> {
-    pub format: RowFormat,
-    pub out: &'w mut (dyn Write + Send),
-}
-
 /// What a pool task hands back, in file order.
-#[derive(Default)]
 struct Chunk {
-    rows: Vec<u8>,
+    rows: Option<RowBatch>,
     bytes: u64,
 }
 
@@ -129,7 +122,7 @@ pub fn analyze<A: Aggregator>(
     dumps: &[PathBuf],
     options: &Options,
     progress: &Progress,
-    mut rows: Option<RowSink<'_>>,
+    mut rows: Option<&mut RowSinks<'_>>,
     make: impl Fn(Source) -> A + Sync,
 ) -> io::Result<Analysis<A>> {
     let mut merged = make(Source {
@@ -140,7 +133,7 @@ pub fn analyze<A: Aggregator>(
     let mut files = Vec::with_capacity(dumps.len());
     for (index, path) in dumps.iter().enumerate() {
         let (summary, aggregate) =
-            analyze_one(index, path, options, progress, rows.as_mut(), &make)?;
+            analyze_one(index, path, options, progress, rows.as_deref_mut(), &make)?;
         if let Some(a) = aggregate {
             merged += a;
         }
@@ -155,7 +148,7 @@ fn analyze_one<A: Aggregator>(
     path: &Path,
     options: &Options,
     progress: &Progress,
-    rows: Option<&mut RowSink<'_>>,
+    rows: Option<&mut RowSinks<'_>>,
     make: &(impl Fn(Source) -> A + Sync),
 ) -> io::Result<(FileSummary, Option<A>)> {
     let name = path.display().to_string();
@@ -187,6 +180,7 @@ fn analyze_one<A: Aggregator>(
         reference_ms: ctime.map_or_else(now_ms, |s| s.saturating_mul(1000)),
         profile,
     };
+    let rows = rows.map(|sinks| (sinks.builder(&name), sinks));
     let (pass, mut aggregate) = fold_pass(&dump, options, Some(progress), rows, || make(source))?;
     if let Some(damage) = pass.damage.as_ref().filter(|d| d.folded_past) {
         // The value found damaged was analysed beside keys after it, which the aggregates
@@ -235,29 +229,32 @@ fn analyze_one<A: Aggregator>(
 }
 
 /// One pass over `dump` folding every key into per-thread aggregators from `make`, merged
-/// at the end; rows go to `rows` and progress to `progress` when given.
+/// at the end; rows (built by the builder) go to the sinks and progress to `progress` when
+/// given.
 fn fold_pass<A: Aggregator>(
     dump: &Dump,
     options: &Options,
     progress: Option<&Progress>,
-    rows: Option<&mut RowSink<'_>>,
+    rows: Option<(RowBuilder, &mut RowSinks<'_>)>,
     make: impl Fn() -> A + Sync,
 ) -> io::Result<(pipeline::Pass, A)> {
     let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
     let local = || locals.get_or(|| RefCell::new(make()));
-    let format = rows.as_ref().map(|r| r.format);
-    let mut out = rows.map(|r| &mut *r.out);
+    let (builder, mut sinks) = rows.unzip();
     let mut done = 0u64;
     let pass = pipeline::run(
         dump,
         options,
         Folding {
-            init: Chunk::default,
+            init: || Chunk {
+                rows: builder.as_ref().map(RowBuilder::start),
+                bytes: 0,
+            },
             fold: |chunk: &mut Chunk, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
                 local().borrow_mut().add(key);
-                if let Some(format) = format {
-                    format.render(key, &mut chunk.rows);
+                if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
+                    builder.push(rows, key);
                 }
             },
             prefetch: |_: &Chunk, key: &KeyStats<'_>| local().borrow().prefetch(key),
@@ -267,9 +264,9 @@ fn fold_pass<A: Aggregator>(
                 progress.advance(chunk.bytes);
             }
             done += chunk.bytes;
-            match out.as_mut() {
-                Some(out) => out.write_all(&chunk.rows),
-                None => Ok(()),
+            match (sinks.as_mut(), chunk.rows) {
+                (Some(sinks), Some(rows)) => sinks.batch(rows),
+                _ => Ok(()),
             }
         },
     )?;

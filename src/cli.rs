@@ -67,6 +67,7 @@ macro_rules! examples {
 const REPORT_EXAMPLES: &str = examples!(
     "rdbscope report dump.rdb",
     "rdbscope report shard1.rdb shard2.rdb --out-dir out/      # merged; summary.json and CSVs in out/",
+    "rdbscope report dump.rdb --out-dir out/ --keys-format parquet   # keys.parquet instead of keys.csv",
     "rdbscope report dump.rdb --format json > summary.json",
     "rdbscope report dump.rdb --db 0 --not-match 'cache:*' --no-expired",
     "rdbscope report dump.rdb --under cache:page         # that prefix alone, % of it",
@@ -90,6 +91,7 @@ const KEYS_EXAMPLES: &str = examples!(
     "rdbscope keys dump.rdb > keys.csv",
     "rdbscope keys dump.rdb --format jsonl --min-memory 1MiB",
     "rdbscope keys dump.rdb --compat rdbtools            # redis-rdb-tools' memory CSV",
+    "rdbscope keys shard*.rdb --format parquet -o keys.parquet  # column file: the dump",
     "zcat dump.rdb.gz | rdbscope keys - --match 'user:*'"
 );
 const INFO_EXAMPLES: &str = examples!(
@@ -427,6 +429,25 @@ impl DrillArgs {
     }
 }
 
+/// Which per-key files `report --out-dir` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeysFiles {
+    Csv,
+    Parquet,
+    Both,
+    None,
+}
+
+impl KeysFiles {
+    pub fn csv(self) -> bool {
+        matches!(self, KeysFiles::Csv | KeysFiles::Both)
+    }
+
+    pub fn parquet(self) -> bool {
+        matches!(self, KeysFiles::Parquet | KeysFiles::Both)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
     Table,
@@ -443,6 +464,15 @@ pub struct ReportArgs {
     /// slots.csv and findings.csv (lint) here, from the same pass.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// The per-key rows in --out-dir: keys.csv, keys.parquet, both, or none.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "csv",
+        value_name = "FORMAT",
+        requires = "out_dir"
+    )]
+    pub keys_format: KeysFiles,
     /// Also write the report as one self-contained HTML page (no network request) to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
@@ -520,11 +550,17 @@ pub struct KeysArgs {
     /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
+    /// Row format. With several dumps, CSV and JSON Lines rows start with the dump's name
+    /// (`file`); Parquet always has that column, and needs -o.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: KeysFormat,
-    /// Write another tool's columns instead.
+    /// Write another tool's columns instead (CSV).
     #[arg(long, value_enum)]
     pub compat: Option<Compat>,
+    /// Write the rows to FILE instead of standard output: written as FILE.partial and
+    /// renamed over FILE once complete (removed if the run fails).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

@@ -607,8 +607,10 @@ fn top_ranks_by_the_metric_then_db_and_key() {
 /// Keys spread over 7 services, with ids, TTLs and a few sets; index `i` decides it all.
 fn shard_key(rdb: &mut Rdb<BufWriter<File>>, i: usize) {
     let key = format!("svc{}:obj:{i}:{}", i % 7, ["a", "bb", "ccc"][i % 3]);
-    let expiry = (i % 4 == 0).then_some(REF_MS + (i as i64 % 50) * MINUTE);
-    if i % 11 == 0 {
+    let expiry = i
+        .is_multiple_of(4)
+        .then_some(REF_MS + (i as i64 % 50) * MINUTE);
+    if i.is_multiple_of(11) {
         rdb.set_set(key.as_bytes(), &[&b"x"[..], b"yy", b"zzz"][..1 + i % 3])
             .unwrap();
     } else {
@@ -616,7 +618,7 @@ fn shard_key(rdb: &mut Rdb<BufWriter<File>>, i: usize) {
         rdb.set_string(key.as_bytes(), &value, expiry).unwrap();
     }
     // A hash tag on some keys.
-    if i % 13 == 0 {
+    if i.is_multiple_of(13) {
         let tagged = format!("{{tag{}}}:k{i}", i % 8);
         rdb.set_string(tagged.as_bytes(), b"t", None).unwrap();
     }
@@ -740,6 +742,7 @@ fn two_shards_merge_into_what_their_union_gives() {
         assert_eq!(code(&out), 0);
         let (s, w) = (summary(shards.path()), summary(whole.path()));
         assert_eq!(s["files"].as_array().unwrap().len(), 2);
+        let in_a = usize::try_from(u(&s["files"][0]["totals"]["keys"])).unwrap();
         let per_file: u64 = s["files"]
             .as_array()
             .unwrap()
@@ -777,10 +780,15 @@ fn two_shards_merge_into_what_their_union_gives() {
             without_file_column(&shards.path().join("top.csv")),
             without_file_column(&whole.path().join("top.csv"))
         );
-        // keys.csv holds the shards' rows one after the other.
+        // keys.csv holds the shards' rows one after the other, each naming its dump.
+        let shard_rows = read_csv(&shards.path().join("keys.csv"));
+        let files: Vec<&str> = shard_rows.iter().map(|r| r["file"].as_str()).collect();
+        let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+        assert_eq!(files, [vec![a; in_a], vec![b; files.len() - in_a]].concat());
+        assert!(in_a > N / 2 && files.len() - in_a > N / 2);
         assert_eq!(
-            fs::read(shards.path().join("keys.csv")).unwrap(),
-            fs::read(whole.path().join("keys.csv")).unwrap()
+            without_file_column(&shards.path().join("keys.csv")),
+            read_csv(&whole.path().join("keys.csv"))
         );
     }
 }

@@ -1,19 +1,22 @@
 //! `rdbscope report`: every aggregate from one pass, as tables or `summary.json` on stdout,
-//! and with `--out-dir` also as files (`keys.csv` streamed during the same pass).
+//! and with `--out-dir` also as files (`keys.csv` and/or `keys.parquet` streamed during the
+//! same pass).
 
+use super::replace::{in_file, replace_files};
 use super::{keep_verdict, Outcome};
-use crate::analysis::{self, Analysis, RowSink};
+use crate::analysis::{self, Analysis};
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::lint::{self, LintReport, Linted, Thresholds};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
-use crate::report::keys::{KeysFormat, RowFormat};
+use crate::report::key_rows::RowSinks;
+use crate::report::keys::RowFormat;
 use crate::report::{html, lint as lint_output, rollups, summary, tables};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
@@ -27,45 +30,36 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
     let lint_config = Arc::new(args.lint.config(&args.rollup));
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
     let make = |source| Linted::new(&config, &lint_config, source);
+    let mut key_files = Vec::new();
     let analysis = match &args.out_dir {
         None => analysis::analyze(&args.dumps, &options, &progress, None, make)?,
         Some(dir) => {
             create_out_dir(dir)?;
-            let path = dir.join("keys.csv");
-            // Rows go to a new file, renamed over `keys.csv` once complete. The previous
-            // run's file (hundreds of megabytes for a big dump) is deleted meanwhile on
-            // another thread: the kernel takes a while to free its pages, which truncating
-            // it in place would make the pass wait for.
-            let partial = dir.join("keys.csv.partial");
-            if path.is_dir() {
-                return Err(in_file(&path, io::Error::other("is a directory")));
+            if args.keys_format.csv() {
+                key_files.push("keys.csv");
             }
-            let mut keys = BufWriter::with_capacity(
-                1 << 20,
-                File::create(&partial).map_err(|e| in_file(&partial, e))?,
-            );
-            let analysed = std::thread::scope(|scope| -> io::Result<_> {
-                let old = scope.spawn(|| match fs::remove_file(&path) {
-                    Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-                    _ => Ok(()),
-                });
-                let format = RowFormat::new(KeysFormat::Csv, None);
-                keys.write_all(format.header().as_bytes())?;
-                let sink = RowSink {
-                    format,
-                    out: &mut keys,
-                };
-                let a = analysis::analyze(&args.dumps, &options, &progress, Some(sink), make)?;
-                keys.flush()?;
-                old.join().expect("removing a file does not panic")?;
-                Ok(a)
-            });
-            match analysed.and_then(|a| fs::rename(&partial, &path).map(|()| a)) {
-                Ok(a) => a,
-                Err(e) => {
-                    let _ = fs::remove_file(&partial);
-                    return Err(in_file(&path, e));
-                }
+            if args.keys_format.parquet() {
+                key_files.push("keys.parquet");
+            }
+            if key_files.is_empty() {
+                analysis::analyze(&args.dumps, &options, &progress, None, make)?
+            } else {
+                let paths: Vec<PathBuf> = key_files.iter().map(|name| dir.join(name)).collect();
+                replace_files(&paths, |mut files| {
+                    let (csv, parquet) = match (args.keys_format.csv(), &mut files[..]) {
+                        (true, [csv, parquet]) => (Some(csv), Some(parquet)),
+                        (true, [csv]) => (Some(csv), None),
+                        (_, [parquet]) => (None, Some(parquet)),
+                        _ => unreachable!("one file per format asked for"),
+                    };
+                    let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
+                    let parquet = parquet.map(|out| out as &mut (dyn Write + Send));
+                    let mut sinks = RowSinks::begin(csv, parquet, args.dumps.len() > 1)?;
+                    let rows = Some(&mut sinks);
+                    let a = analysis::analyze(&args.dumps, &options, &progress, rows, make)?;
+                    sinks.finish()?;
+                    Ok(a)
+                })?
             }
         }
     };
@@ -80,8 +74,9 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             filtered,
         )?;
         if !args.run.quiet {
+            let keys: String = key_files.iter().map(|name| format!("{name}, ")).collect();
             eprintln!(
-                "rdbscope: wrote summary.json, report.html, keys.csv, prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
+                "rdbscope: wrote summary.json, report.html, {keys}prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
                 dir.display()
             );
         }
@@ -141,10 +136,6 @@ fn create_out_dir(dir: &Path) -> io::Result<()> {
             ),
         )
     })
-}
-
-fn in_file(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// Creates `dir/name` and fills it with `write`.

@@ -914,7 +914,7 @@ fn summarize_container(
         }
         ZSetZiplist | ZSetListpack => {
             let mut visit = |i: usize, e: Element<'_>, size: u64| {
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     largest = largest.max(e.len());
                     m.zset_member(e.len());
                 }
@@ -930,7 +930,7 @@ fn summarize_container(
         HashZiplist | HashListpack => {
             let mut visit = |i: usize, e: Element<'_>, size: u64| {
                 largest = largest.max(e.len());
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     m.field(e.len(), false);
                 } else {
                     m.value(e.len());

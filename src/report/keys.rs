@@ -14,6 +14,8 @@ use crate::rdb::RedisType;
 pub enum KeysFormat {
     Csv,
     Jsonl,
+    /// Apache Parquet (see [`super::parquet`]): to a file only.
+    Parquet,
 }
 
 /// Column sets a user can ask for.
@@ -38,28 +40,67 @@ pub enum RowFormat {
 }
 
 impl RowFormat {
-    pub fn new(format: KeysFormat, compat: Option<Compat>) -> Self {
+    /// The text rows for `format` and `compat`; `None` for Parquet.
+    pub fn new(format: KeysFormat, compat: Option<Compat>) -> Option<Self> {
         match (format, compat) {
-            (_, Some(Compat::Rdbtools)) => RowFormat::Rdbtools,
-            (KeysFormat::Csv, None) => RowFormat::Csv,
-            (KeysFormat::Jsonl, None) => RowFormat::Jsonl,
+            (KeysFormat::Parquet, _) => None,
+            (_, Some(Compat::Rdbtools)) => Some(RowFormat::Rdbtools),
+            (KeysFormat::Csv, None) => Some(RowFormat::Csv),
+            (KeysFormat::Jsonl, None) => Some(RowFormat::Jsonl),
         }
     }
 
-    pub fn header(self) -> &'static str {
+    /// The header line; `with_file`: the rows start with the dump's name (a run over
+    /// several dumps). redis-rdb-tools' columns have no place for it.
+    pub fn header(self, with_file: bool) -> String {
         match self {
-            RowFormat::Csv => CSV_HEADER,
-            RowFormat::Rdbtools => RDBTOOLS_HEADER,
-            RowFormat::Jsonl => "",
+            RowFormat::Csv if with_file => format!("file,{CSV_HEADER}"),
+            RowFormat::Csv => CSV_HEADER.to_string(),
+            RowFormat::Rdbtools => RDBTOOLS_HEADER.to_string(),
+            RowFormat::Jsonl => String::new(),
         }
     }
 
-    /// Appends the row for `k` to `out`.
-    pub fn render(self, k: &KeyStats<'_>, out: &mut Vec<u8>) {
+    /// What starts every row of the dump `name` in a run over several dumps: a CSV cell
+    /// and its comma, or the JSON `file` field (and `file_base64` when escaping changed
+    /// the name) and its comma.
+    pub fn file_cell(self, name: &str) -> Vec<u8> {
+        let mut out = Vec::new();
         match self {
-            RowFormat::Csv => render_csv(k, out),
+            RowFormat::Csv => {
+                csv_text(&mut out, &neutralize_formula(escape_key(name.as_bytes())));
+                out.push(b',');
+            }
+            RowFormat::Jsonl => {
+                let (text, base64) = text_and_base64(name.as_bytes());
+                out.extend_from_slice(b"\"file\":");
+                json_string(&mut out, &text);
+                if let Some(encoded) = base64 {
+                    out.extend_from_slice(b",\"file_base64\":\"");
+                    out.extend_from_slice(encoded.as_bytes());
+                    out.push(b'"');
+                }
+                out.push(b',');
+            }
+            RowFormat::Rdbtools => {}
+        }
+        out
+    }
+
+    /// Appends the row for `k` to `out`, after `file_cell` (see [`RowFormat::file_cell`];
+    /// empty for a run over one dump).
+    pub fn render(self, k: &KeyStats<'_>, file_cell: &[u8], out: &mut Vec<u8>) {
+        match self {
+            RowFormat::Csv => {
+                out.extend_from_slice(file_cell);
+                render_csv(k, out);
+            }
             RowFormat::Rdbtools => render_rdbtools(k, out),
-            RowFormat::Jsonl => render_json(k, out),
+            RowFormat::Jsonl => {
+                out.push(b'{');
+                out.extend_from_slice(file_cell);
+                render_json(k, out);
+            }
         }
     }
 }
@@ -192,8 +233,9 @@ fn json_field(out: &mut Vec<u8>, name: &str, v: Option<impl Decimal>) {
     }
 }
 
+/// The JSON object's fields from `db` on, after its `{` and any `file` field.
 fn render_json(k: &KeyStats<'_>, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"db\":");
+    out.extend_from_slice(b"\"db\":");
     push_decimal(out, k.db);
     out.extend_from_slice(b",\"key\":");
     let (text, base64) = text_and_base64(&k.key);

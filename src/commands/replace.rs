@@ -1,0 +1,74 @@
+//! Output files written whole or not at all (`keys -o FILE`, `keys.csv` and `keys.parquet`
+//! in `report --out-dir`): rows go to `NAME.partial`, renamed over `NAME` once complete,
+//! and the partial file is removed when the run fails. The previous file (hundreds of
+//! megabytes for a big dump) is deleted meanwhile on another thread: the kernel takes a
+//! while to free its pages, which truncating it in place would make the pass wait for.
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+/// `err` with the file it is about.
+pub fn in_file(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+fn partial_path(path: &Path) -> PathBuf {
+    let mut name = OsString::from(path.as_os_str());
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+fn remove_old(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(in_file(path, e)),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `write` over a new buffered file for each of `paths` (in that order), then renames
+/// each over its path; on an error every partial file is removed and the error returned.
+pub fn replace_files<T>(
+    paths: &[PathBuf],
+    write: impl FnOnce(Vec<BufWriter<File>>) -> io::Result<T>,
+) -> io::Result<T> {
+    let partials: Vec<PathBuf> = paths.iter().map(|p| partial_path(p)).collect();
+    let remove_partials = || {
+        for partial in &partials {
+            let _ = fs::remove_file(partial);
+        }
+    };
+    let mut files = Vec::with_capacity(paths.len());
+    for (path, partial) in paths.iter().zip(&partials) {
+        if path.is_dir() {
+            remove_partials();
+            return Err(in_file(path, io::Error::other("is a directory")));
+        }
+        match File::create(partial) {
+            Ok(f) => files.push(BufWriter::with_capacity(1 << 20, f)),
+            Err(e) => {
+                remove_partials();
+                return Err(in_file(partial, e));
+            }
+        }
+    }
+    let written = std::thread::scope(|scope| -> io::Result<T> {
+        let old = scope.spawn(|| paths.iter().try_for_each(|p| remove_old(p)));
+        let value = write(files);
+        let removed = old.join().expect("removing a file does not panic");
+        let value = value?;
+        removed?;
+        Ok(value)
+    });
+    let renamed = written.and_then(|value| {
+        for (path, partial) in paths.iter().zip(&partials) {
+            fs::rename(partial, path).map_err(|e| in_file(path, e))?;
+        }
+        Ok(value)
+    });
+    if renamed.is_err() {
+        remove_partials();
+    }
+    renamed
+}
