@@ -57,7 +57,7 @@ impl KeyFilter {
         }
         match key() {
             Some(k) => {
-                self.key_prefix.as_ref().map_or(true, |p| k.starts_with(p))
+                self.key_prefix.as_ref().is_none_or(|p| k.starts_with(p))
                     && self.patterns.iter().all(|p| p.is_match(&k))
                     && !self.excluded.iter().any(|p| p.is_match(&k))
             }
