@@ -4,7 +4,8 @@
 # report (LFU, per-file section), a dump whose keys are markup, and a demo dump of ~40k keys with
 # prefixes and TTLs written by a real redis-server (scripts/bench-gen.lua). Checks: the headline
 # numbers equal summary.json's, the top prefix is in the prefix tree, no element came from a
-# key's text, no script error, no network URL, the page stays small; saves a screenshot of each
+# key's text, no script error, no network URL in the file and no request in Chromium's network
+# log while a script clicks through the page, the page stays small; saves a screenshot of each
 # report section. Usage: scripts/check-html.sh [BIN]; with SCREENSHOTS=DIR the demo's section
 # screenshots are also copied to DIR (how docs/report-*.png are made).
 set -euo pipefail
@@ -62,6 +63,28 @@ for i=1,6000 do redis.call('hset','leaderboard:big','m'..i,i) end
 redis.call('set','blob:big',string.rep('x',300000)) return 0" 0 >/dev/null
 stop_server
 
+# page_requests NETLOG: the URLs the page asked for, from Chromium's network log. The browser's
+# own traffic (updates, accounts) has no origin as initiator; a page's requests have one.
+page_requests() {
+    "$python" - "$1" <<'PY'
+import json, sys
+log = json.load(open(sys.argv[1]))
+start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+for e in log["events"]:
+    p = e.get("params", {})
+    if e["type"] == start and "url" in p and p.get("initiator") != "not an origin":
+        print(p["url"])
+PY
+}
+# The detector finds a request when there is one.
+mkdir -p "$work/probe"
+printf '<!DOCTYPE html><html><body><img src="http://127.0.0.1:9/probe.png"></body></html>' >"$work/probe/probe.html"
+chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
+    --log-net-log="$work/probe/net.json" --dump-dom "file://$work/probe/probe.html" >/dev/null 2>&1
+if ! page_requests "$work/probe/net.json" | grep -q probe.png; then
+    echo "check-html: the network-log check did not see a probe page's request" >&2; exit 1
+fi
+
 sections=(headline types prefixes ttl keys sizes cluster files lint)
 # check NAME SHOTS DUMP...: SHOTS is `sections` (one screenshot per section) or `page`.
 check() {
@@ -94,7 +117,9 @@ b.rows=String(rows.length);})();</script></body>"""
 open(f"{out}/interact.html", "w", encoding="utf-8").write(page.replace("</body>", act))
 PY
     chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
+        --log-net-log="$out/net.json" \
         --dump-dom "file://$out/interact.html" 2>/dev/null >"$out/interact-dom.html"
+    page_requests "$out/net.json" >"$out/requests.txt"
     if [ "$shots" = page ]; then
         chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
             --hide-scrollbars --window-size=1100,2400 --screenshot="$out/page.png" \
@@ -187,6 +212,8 @@ expect(not any(k in ("src", "href") and not v.startswith("#") for k, v in page.a
 expect(not re.search(r'(src|href|action)\s*=\s*["\']?\s*(https?:)?//', raw, re.I),
        "a src/href naming a network URL")
 expect(not re.search(r"https?://", raw), "an http(s):// URL in the file")
+requests = open(f"{out}/requests.txt").read().split()
+expect(not requests, f"the page requested {requests[:3]}")
 expect(not re.search(r"Uncaught|SyntaxError|TypeError|ReferenceError", console),
        "a script error: " + "; ".join(l for l in console.splitlines() if "CONSOLE" in l)[:300])
 expect(len(raw) < 3_000_000, f"{len(raw)} bytes, want < 3 MB")

@@ -16,10 +16,15 @@ const HOSTILE: &str = "</script><img src=x onerror=alert(1)>";
 
 /// `report DUMP --out-dir DIR --html DIR/page.html`: (report.html, page.html, summary.json).
 fn report(dump: &Path, dir: &Path) -> (String, String, Value) {
+    report_with(dump, dir, &[])
+}
+
+fn report_with(dump: &Path, dir: &Path, args: &[&str]) -> (String, String, Value) {
     let page = dir.join("page.html");
     let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
         .arg("report")
         .arg(dump)
+        .args(args)
         .arg("--out-dir")
         .arg(dir)
         .arg("--html")
@@ -222,4 +227,37 @@ fn lint_is_grouped_by_rule_with_advice_and_top_keys_are_listed_once() {
     // The LRU dump has an idle-time histogram, no LFU one.
     assert!(html.contains("<h3 id=\"lru\">"));
     assert!(!html.contains("<h3 id=\"lfu\">"));
+}
+
+#[test]
+fn tables_and_tree_rows_are_bounded_whatever_top_asks() {
+    let dir = TempDir::new().unwrap();
+    let dump = dir.path().join("many.rdb");
+    let mut rdb = Rdb::new(BufWriter::new(File::create(&dump).unwrap())).unwrap();
+    rdb.aux("ctime", "1700000000").unwrap();
+    rdb.select_db(0).unwrap();
+    for i in 0..250 {
+        rdb.set_string(format!("p{i:03}:k").as_bytes(), b"v", None)
+            .unwrap();
+    }
+    rdb.finish().unwrap();
+    let (html, _, s) = report_with(&dump, dir.path(), &["--top", "300"]);
+    assert_eq!(
+        s["prefixes"]["depths"][0]["rows"].as_array().unwrap().len(),
+        250
+    );
+    let table = html.split("<table id=\"prefixes-1\">").nth(1).unwrap();
+    let table = table.split("</table>").next().unwrap();
+    assert_eq!(table.matches("<tr><td class=\"key\">").count(), 200);
+    assert!(html.contains("The first 200 of 250 rows"));
+    let tree = html.split("<svg id=\"prefix-tree\"").nth(1).unwrap();
+    assert_eq!(
+        tree.matches("data-d=\"1\"").count(),
+        201,
+        "200 prefixes and (not listed)"
+    );
+    assert!(tree.contains(">(not listed)</text>"));
+    let top = html.split("<table id=\"top-keys\"").nth(1).unwrap();
+    let top = top.split("</table>").next().unwrap();
+    assert_eq!(top.matches("<tr><td class=\"key\">").count(), 200);
 }

@@ -3,7 +3,7 @@
 //! LFU frequency histograms when the dump carries them.
 
 use super::ttl::span;
-use super::{escape_html, name_html, open_section, Summary};
+use super::{escape_html, name_html, open_section, Summary, TABLE_ROWS};
 use crate::report::summary::{HistogramJson, TopKeyJson};
 use crate::report::tables::bytes as human_bytes;
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ fn union(s: &Summary) -> Vec<(&TopKeyJson, String)> {
         ("elements", &t.by_elements),
         ("serialized", &t.by_serialized),
     ] {
-        for k in list {
+        for k in list.iter().take(TABLE_ROWS) {
             match at.get(&(k.file.as_str(), k.db, k.key.as_str())) {
                 Some(&i) => {
                     rows[i].1.push_str(", ");
@@ -51,7 +51,7 @@ pub(super) fn top_keys(out: &mut String, s: &Summary) {
          <th class=\"n\" data-sort=\"n\">memory</th><th class=\"n\" data-sort=\"n\">serialized</th>\
          <th class=\"n\" data-sort=\"n\">largest element</th><th class=\"n\" data-sort=\"n\">TTL</th>\
          <th data-sort=\"t\">top by</th>{}</tr></thead><tbody>",
-        s.top_keys.n,
+        s.top_keys.n.min(TABLE_ROWS),
         if several {
             "<th data-sort=\"t\">file</th>"
         } else {

@@ -23,6 +23,9 @@ use std::fmt::Write;
 
 /// Width of a bar at 100 %, in SVG units.
 const BAR_WIDTH: f64 = 400.0;
+/// Rows of a table or ranking shown, and bars of a tree row, whatever `--top` asks: with the
+/// cut names below, this bounds the page (summary.json and the CSVs have every row).
+const TABLE_ROWS: usize = 200;
 /// Characters of a name shown; longer names end in `…` (summary.json has them whole), so a
 /// few huge keys cannot blow up the page.
 const NAME_CHARS: usize = 200;

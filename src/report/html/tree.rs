@@ -4,7 +4,7 @@
 //! miss up to the row's error bound, said in its tooltip) and `(other)` is drawn as such.
 //! Below it, the pattern and per-depth prefix tables.
 
-use super::{clip, escape_html, name_html, open_section, share, Summary};
+use super::{clip, escape_html, name_html, open_section, share, Summary, TABLE_ROWS};
 use crate::report::summary::{GroupJson, GroupTableJson};
 use crate::report::tables::bytes as human_bytes;
 use std::fmt::Write;
@@ -44,8 +44,12 @@ struct Node<'a> {
 /// The icicle's nodes, depth by depth.
 fn layout(s: &Summary) -> Vec<Node<'_>> {
     let total = s.totals.memory_bytes;
+    let root = match &s.options.under {
+        Some(under) => format!("keys under {under}"),
+        None => "all keys".into(),
+    };
     let mut nodes = vec![Node {
-        label: "all keys".into(),
+        label: root,
         group: None,
         kind: Kind::Root,
         depth: 0,
@@ -61,7 +65,7 @@ fn layout(s: &Summary) -> Vec<Node<'_>> {
     // Depth 1: (label, kind, group, hue, keys, memory), laid side by side.
     let mut level = Vec::new();
     let mut listed = (0u64, 0u64);
-    for (i, g) in first.table.rows.iter().enumerate() {
+    for (i, g) in first.table.rows.iter().take(TABLE_ROWS).enumerate() {
         let hue = Some(HUES[i % HUES.len()]);
         level.push((
             g.name.clone(),
@@ -135,6 +139,7 @@ fn layout(s: &Summary) -> Vec<Node<'_>> {
                 .table
                 .rows
                 .iter()
+                .take(TABLE_ROWS)
                 .filter(|g| g.name.starts_with(&stem))
                 .collect();
             let sum: u64 = children.iter().map(|g| g.memory_bytes).sum();
@@ -187,7 +192,7 @@ fn tooltip(n: &Node<'_>, s: &Summary) -> String {
             let _ = write!(text, " · {} keys without TTL", no_ttl.0);
         }
         Kind::Unlisted => {
-            text.push_str("\nprefixes beyond the rows listed per depth (raise --top to list more)")
+            text.push_str("\nprefixes beyond the rows listed per depth (--top; at most 200 here)")
         }
         _ => {
             let _ = write!(
@@ -283,7 +288,7 @@ pub(super) fn group_table(out: &mut String, id: &str, t: &GroupTableJson, s: &Su
          <th class=\"n\">memory</th><th class=\"n\">% memory</th><th class=\"n\">serialized</th>\
          <th class=\"n\">no-TTL memory</th><th class=\"n\">error bound</th></tr>"
     );
-    for g in t.rows.iter().chain(&t.other) {
+    for g in t.rows.iter().take(TABLE_ROWS).chain(&t.other) {
         let bound = if g.error_keys > 0 || g.error_bytes > 0 {
             format!("≤ {} keys, {}", g.error_keys, human_bytes(g.error_bytes))
         } else {
@@ -306,6 +311,13 @@ pub(super) fn group_table(out: &mut String, id: &str, t: &GroupTableJson, s: &Su
         );
     }
     out.push_str("</table>");
+    if t.rows.len() > TABLE_ROWS {
+        let _ = write!(
+            out,
+            "<p class=\"note\">The first {TABLE_ROWS} of {} rows; summary.json and the CSV files have them all.</p>",
+            t.rows.len()
+        );
+    }
     if t.capped {
         let _ = write!(
             out,
