@@ -1,5 +1,6 @@
 //! Command-line interface (clap derive) and the commands behind it.
 
+use crate::analyze::groups::SortBy;
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::top::Metric;
 use crate::filter::{glob_to_regex, KeyFilter};
@@ -405,10 +406,16 @@ impl RollupArgs {
     }
 }
 
-/// `--under PREFIX`, for the commands that show prefix tables.
+/// `--under PREFIX` and `--sort`, for the commands that show prefix tables.
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Prefixes and patterns")]
 pub struct DrillArgs {
+    /// Rows of the prefix, pattern and hash-tag tables (and their CSV and JSON), the
+    /// type, encoding and db tables and the slot table, largest first by this (slots,
+    /// counting no elements, by memory for `elements`). A name is guaranteed listed when
+    /// heavy by memory or keys; `elements` ranks the names held.
+    #[arg(long, value_enum, default_value = "memory")]
+    pub sort: SortBy,
     /// Drill down: only the keys under PREFIX (`cache` or `cache:`: keys starting with
     /// `cache:`) are analysed, like a filter, so totals, types, top keys and every % are
     /// the prefix's own. Prefix depths count below it: `--under cache --depth 2` lists
@@ -498,6 +505,8 @@ pub struct ReportArgs {
 pub enum ListFormat {
     Table,
     Csv,
+    /// One JSON document with summary.json's field names (docs/summary-json.md).
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -529,7 +538,7 @@ pub struct PrefixesArgs {
     /// Roll up by key pattern (ids collapsed to `*`) instead of by prefix.
     #[arg(long)]
     pub patterns: bool,
-    /// Table rows per depth (CSV has every row).
+    /// Table rows per depth (CSV and JSON have every row).
     #[arg(short = 'n', long = "rows", default_value_t = 50, value_name = "N")]
     pub rows: usize,
     #[arg(long, value_enum, default_value = "table")]

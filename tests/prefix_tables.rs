@@ -254,3 +254,214 @@ fn under_tables_only_the_prefix_with_depths_below_it() {
     let s = json(&["--under", "nothing"]);
     assert_eq!(u(&s["totals"]["keys"]), 0);
 }
+
+/// Three prefixes whose orders differ by each measure: `a` (one set of 1000 members: most
+/// memory), `b` (two strings of 10 000 bytes: most elements), `c` (30 one-byte strings:
+/// most keys).
+fn three_orders(path: &Path) {
+    let mut rdb = Rdb::new(BufWriter::new(File::create(path).unwrap())).unwrap();
+    rdb.aux("redis-ver", "7.0.15").unwrap();
+    rdb.aux("ctime", "1700000000").unwrap();
+    rdb.select_db(0).unwrap();
+    let members: Vec<Vec<u8>> = (0..1000)
+        .map(|i| format!("member-{i:04}-padding").into_bytes())
+        .collect();
+    let members: Vec<&[u8]> = members.iter().map(Vec::as_slice).collect();
+    rdb.set_set(b"a:set:0", &members).unwrap();
+    for i in 0..2 {
+        let key = format!("b:str:{i}");
+        rdb.set_string(key.as_bytes(), &vec![b'b'; 10_000], None)
+            .unwrap();
+    }
+    for i in 0..30 {
+        let key = format!("c:tiny:{i}");
+        rdb.set_string(key.as_bytes(), b"x", None).unwrap();
+    }
+    rdb.finish().unwrap();
+}
+
+/// `{:.1}%` of `part` in `whole`, as the tables print shares.
+fn pct(part: u64, whole: u64) -> String {
+    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+}
+
+/// The line of `section` (a title's start) of `out` whose first cell is `name`.
+fn row<'a>(out: &'a str, section: &str, name: &str) -> &'a str {
+    let from = out
+        .find(section)
+        .unwrap_or_else(|| panic!("{section} in {out}"));
+    out[from..]
+        .lines()
+        .find(|l| {
+            l.trim_start_matches('│')
+                .trim_start()
+                .starts_with(&format!("{name} "))
+        })
+        .unwrap_or_else(|| panic!("{name} under {section} in {out}"))
+}
+
+#[test]
+fn shares_everywhere_and_rows_sorted_by_the_measure_asked() {
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("orders.rdb");
+    three_orders(&path);
+    let dump = path.to_str().unwrap();
+    let keys = csv_rows(&rdbscope(&["keys", dump]).stdout);
+    let sum = |prefix: &str, col: &str| -> u64 {
+        keys.iter()
+            .filter(|r| r["key"].starts_with(prefix))
+            .map(|r| num(r, col))
+            .sum()
+    };
+    let memory = |p: &str| sum(p, "memory_bytes");
+    let (total_keys, total_memory) = (33, memory(""));
+    assert!(memory("a:") > memory("b:") && memory("b:") > memory("c:"));
+    assert!(sum("b:", "elements") > sum("a:", "elements"));
+
+    // Depth-1 prefixes in each order, through the table, CSV and JSON alike.
+    for (sort, order) in [
+        ("memory", ["a", "b", "c"]),
+        ("keys", ["c", "b", "a"]),
+        ("elements", ["b", "a", "c"]),
+    ] {
+        let csv = rdbscope(&[
+            "prefixes", "--depth", "1", "--sort", sort, "--format", "csv", dump,
+        ]);
+        let names: Vec<String> = csv_rows(&csv.stdout)
+            .iter()
+            .map(|r| r["prefix"].clone())
+            .collect();
+        assert_eq!(names, order, "{sort}");
+        let json: Value = serde_json::from_slice(
+            &rdbscope(&[
+                "prefixes", "--depth", "1", "--sort", sort, "--format", "json", dump,
+            ])
+            .stdout,
+        )
+        .unwrap();
+        assert_eq!(json["options"]["sort"], sort);
+        let names: Vec<&str> = json["prefixes"]["depths"][0]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, order, "{sort}");
+        let table = text(&rdbscope(&[
+            "prefixes", "--depth", "1", "--sort", sort, dump,
+        ]));
+        let lines: Vec<&str> = order
+            .iter()
+            .map(|n| row(&table, "Prefixes, depth 1", n))
+            .collect();
+        let at = |l: &str| table.find(l).unwrap();
+        assert!(
+            at(lines[0]) < at(lines[1]) && at(lines[1]) < at(lines[2]),
+            "{table}"
+        );
+    }
+
+    // Shares of the dump's totals, with the values the tables print.
+    let out = text(&rdbscope(&["report", "--depth", "1", dump]));
+    let a = row(&out, "Prefixes, depth 1", "a");
+    assert!(
+        a.contains(&pct(1, total_keys)) && a.contains(&pct(memory("a:"), total_memory)),
+        "{a}"
+    );
+    let set = row(&out, "Keys by type\n", "set");
+    assert!(set.contains(&pct(1, total_keys)), "{set}");
+    assert!(set.contains(&pct(memory("a:"), total_memory)), "{set}");
+    let string = row(&out, "Keys by type\n", "string");
+    assert!(string.contains(&pct(32, total_keys)), "{string}");
+    assert!(
+        string.contains(&pct(memory("b:") + memory("c:"), total_memory)),
+        "{string}"
+    );
+    let all = row(&out, "Keys by type\n", "all");
+    assert!(all.contains("100.0%"), "{all}");
+    let enc = row(&out, "Keys by type and encoding", "set / hashtable");
+    assert!(enc.contains(&pct(memory("a:"), total_memory)), "{enc}");
+    // By memory, the set's type comes first; by keys, the strings.
+    let at = |out: &str, name: &str| out.find(row(out, "Keys by type\n", name)).unwrap();
+    assert!(at(&out, "set") < at(&out, "string"));
+    let by_keys = text(&rdbscope(&[
+        "report", "--depth", "1", "--sort", "keys", dump,
+    ]));
+    assert!(at(&by_keys, "string") < at(&by_keys, "set"));
+    // The biggest key holds the set's share; its slot too.
+    let top = row(&out, "Biggest keys by memory", "1");
+    assert!(
+        top.contains("a:set:0") && top.contains(&pct(memory("a:"), total_memory)),
+        "{top}"
+    );
+    let slot = &keys.iter().find(|r| r["key"] == "a:set:0").unwrap()["slot"];
+    let in_slot: Vec<_> = keys.iter().filter(|r| &r["slot"] == slot).collect();
+    let slot_memory: u64 = in_slot.iter().map(|r| num(r, "memory_bytes")).sum();
+    let line = row(&out, "Heaviest cluster slots", slot);
+    assert!(
+        line.contains(&pct(in_slot.len() as u64, total_keys)),
+        "{line}"
+    );
+    assert!(line.contains(&pct(slot_memory, total_memory)), "{line}");
+    assert!(by_keys.contains("Most loaded cluster slots by keys"));
+    // `top` shows the same share.
+    let top = text(&rdbscope(&["top", "-n", "1", dump]));
+    assert!(top.contains(&pct(memory("a:"), total_memory)), "{top}");
+}
+
+#[test]
+fn json_of_the_table_commands_has_summary_json_field_names() {
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("orders.rdb");
+    three_orders(&path);
+    let dump = path.to_str().unwrap();
+    let keys = csv_rows(&rdbscope(&["keys", dump]).stdout);
+    let key = |k: &str| keys.iter().find(|r| r["key"] == k).unwrap();
+    let parse =
+        |args: &[&str]| -> Value { serde_json::from_slice(&rdbscope(args).stdout).unwrap() };
+    let summary = parse(&["report", "--format", "json", dump]);
+
+    let p = parse(&["prefixes", "--format", "json", dump]);
+    assert_eq!(p["schema_version"], 1);
+    assert_eq!(p["totals"], summary["totals"]);
+    assert_eq!(p["prefixes"], summary["prefixes"]);
+    assert_eq!(p["files"][0]["path"], dump);
+    assert_eq!(p["options"]["under"], Value::Null);
+    let a = &p["prefixes"]["depths"][1]["rows"][0];
+    assert_eq!(a["name"], "a:set");
+    assert_eq!(u(&a["keys"]), 1);
+    assert_eq!(u(&a["memory_bytes"]), num(key("a:set:0"), "memory_bytes"));
+    assert_eq!(u(&a["elements"]), 1000);
+    assert_eq!(u(&a["by_type"]["set"]["keys"]), 1);
+    assert_eq!((u(&a["error_keys"]), u(&a["error_bytes"])), (0, 0));
+    assert_eq!(p["prefixes"]["depths"][0]["capped"], false);
+
+    let pat = parse(&["prefixes", "--patterns", "--format", "json", dump]);
+    assert_eq!(pat["patterns"], summary["patterns"]);
+    assert!(pat.get("prefixes").is_none());
+    let c = pat["patterns"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "c:tiny:*")
+        .unwrap();
+    assert_eq!(u(&c["keys"]), 30);
+
+    let t = parse(&["top", "--format", "json", dump]);
+    assert_eq!(t["top_keys"]["by_memory"], summary["top_keys"]["by_memory"]);
+    assert_eq!(t["totals"], summary["totals"]);
+    let t = parse(&[
+        "top", "-n", "2", "--by", "elements", "--format", "json", dump,
+    ]);
+    assert_eq!(u(&t["top_keys"]["n"]), 2);
+    assert_eq!(t["options"]["by"], "elements");
+    let rows = t["top_keys"]["by_elements"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["key"], "b:str:0");
+    assert_eq!(u(&rows[0]["elements"]), 10_000);
+    assert_eq!(
+        u(&rows[0]["serialized_bytes"]),
+        num(key("b:str:0"), "serialized_bytes")
+    );
+    assert_eq!(rows[1]["key"], "b:str:1");
+}

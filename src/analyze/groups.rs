@@ -87,10 +87,32 @@ impl GroupStats {
     }
 
     /// Descending by memory, then serialized bytes, then keys: the order reports list
-    /// groups in (serialized bytes break ties while the memory model reports zeros).
+    /// groups in by default (serialized bytes break ties while the memory model reports
+    /// zeros).
     pub fn weight(&self) -> (u64, u64, u64) {
-        (self.memory_bytes, self.serialized_bytes, self.keys)
+        self.rank(SortBy::Memory)
     }
+
+    /// What rows are ranked by (descending) under `by`: its figure, then the others.
+    pub fn rank(&self, by: SortBy) -> (u64, u64, u64) {
+        match by {
+            SortBy::Memory => (self.memory_bytes, self.serialized_bytes, self.keys),
+            SortBy::Keys => (self.keys, self.memory_bytes, self.serialized_bytes),
+            SortBy::Elements => (self.elements, self.memory_bytes, self.keys),
+        }
+    }
+}
+
+/// What table rows are sorted by (`--sort`), largest first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortBy {
+    /// Key count.
+    Keys,
+    /// Estimated memory (then bytes in the file).
+    #[default]
+    Memory,
+    /// Element count.
+    Elements,
 }
 
 impl AddAssign<&GroupStats> for GroupStats {
@@ -288,6 +310,11 @@ impl GroupTable {
 
     /// The listed groups, heaviest first ([`GroupStats::weight`], then name).
     pub fn rows(&self) -> Vec<GroupRow<'_>> {
+        self.rows_by(SortBy::Memory)
+    }
+
+    /// The listed groups, largest first by `by` ([`GroupStats::rank`]), then by name.
+    pub fn rows_by(&self, by: SortBy) -> Vec<GroupRow<'_>> {
         let mut rows: Vec<_> = self
             .entries
             .values()
@@ -299,8 +326,8 @@ impl GroupTable {
             .collect();
         rows.sort_unstable_by(|a, b| {
             b.stats
-                .weight()
-                .cmp(&a.stats.weight())
+                .rank(by)
+                .cmp(&a.stats.rank(by))
                 .then(a.name.cmp(b.name))
         });
         rows

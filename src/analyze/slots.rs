@@ -1,7 +1,7 @@
 //! Cluster view: keys and memory per hash slot, and per hash tag (`{tag}`), to find the
 //! slots and tags that make one shard heavier than the others.
 
-use super::groups::GroupTable;
+use super::groups::{GroupTable, SortBy};
 use super::prefetch::prefetch;
 use super::KeyStats;
 use crate::rdb::checksum::hash_tag;
@@ -56,14 +56,16 @@ impl Slots {
         (0u16..).zip(&self.load).filter(|(_, l)| l.keys > 0)
     }
 
-    /// The `n` slots with the most memory (then keys, then lowest slot).
-    pub fn heaviest(&self, n: usize) -> Vec<(u16, SlotLoad)> {
+    /// The `n` slots with the most memory (then keys, then lowest slot); with
+    /// [`SortBy::Keys`], the most keys (then memory). Slots count no elements: `Elements`
+    /// ranks by memory.
+    pub fn heaviest(&self, n: usize, by: SortBy) -> Vec<(u16, SlotLoad)> {
         let mut rows: Vec<_> = self.loaded().map(|(s, l)| (s, *l)).collect();
-        rows.sort_unstable_by(|a, b| {
-            (b.1.memory_bytes, b.1.keys)
-                .cmp(&(a.1.memory_bytes, a.1.keys))
-                .then(a.0.cmp(&b.0))
-        });
+        let rank = |l: &SlotLoad| match by {
+            SortBy::Keys => (l.keys, l.memory_bytes),
+            SortBy::Memory | SortBy::Elements => (l.memory_bytes, l.keys),
+        };
+        rows.sort_unstable_by(|a, b| rank(&b.1).cmp(&rank(&a.1)).then(a.0.cmp(&b.0)));
         rows.truncate(n);
         rows
     }

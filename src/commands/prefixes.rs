@@ -9,7 +9,11 @@ use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
 use crate::cli::{ListFormat, PrefixesArgs};
 use crate::progress::Progress;
+use crate::report::escape::escape_key;
 use crate::report::notes::{cap_note, under_note};
+use crate::report::summary::{
+    file_json, sort_name, GroupTableJson, Head, PrefixesJson, RollupJson, RollupOptionsJson,
+};
 use crate::report::{rollups, tables};
 use std::io::{self, Write};
 use std::ops::AddAssign;
@@ -58,8 +62,30 @@ impl<R: Grouping> AddAssign for Rollup<R> {
 
 pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
     let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let filtered = !options.filter.is_empty();
     let config = args.drill.apply(&args.rollup, &mut options);
     let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let sort = args.drill.sort;
+    let view = tables::View {
+        rows: args.rows,
+        sort,
+    };
+    let json = |files: &[analysis::FileSummary], totals: &Totals, notes: Vec<String>| RollupJson {
+        head: Head::new(files),
+        options: RollupOptionsJson {
+            delimiter: escape_key(&config.delimiter).into_owned(),
+            depth: config.depth,
+            max_prefixes: config.cap,
+            under: (!config.under.is_empty()).then(|| escape_key(&config.under).into_owned()),
+            sort: sort_name(sort),
+            filtered,
+        },
+        files: files.iter().map(file_json).collect(),
+        totals: totals.all().into(),
+        prefixes: None,
+        patterns: None,
+        notes,
+    };
     let mut text = String::new();
     let (failed, written) = if args.patterns {
         let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
@@ -67,8 +93,18 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
             groups: Patterns::new(&config),
         })?;
         let table = a.merged.groups.table();
+        let notes = notes(
+            &a.files,
+            &config.under,
+            cap_note("patterns", table, "; raise --max-prefixes"),
+        );
         let written = match args.format {
-            ListFormat::Csv => rollups::write_patterns(&mut out, table),
+            ListFormat::Csv => rollups::write_patterns(&mut out, table, sort),
+            ListFormat::Json => {
+                let mut doc = json(&a.files, &a.merged.totals, notes);
+                doc.patterns = Some(GroupTableJson::sorted(table, usize::MAX, sort));
+                write_json(&mut out, &doc)
+            }
             ListFormat::Table => {
                 start(&mut text, &a.files);
                 tables::group_section(
@@ -76,16 +112,10 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
                     "Key patterns (ids collapsed to *)",
                     "pattern",
                     table,
-                    args.rows,
+                    view,
                     a.merged.totals.all().into(),
                 );
-                let cap = cap_note("patterns", table, "; raise --max-prefixes");
-                finish(
-                    &mut text,
-                    &a.files,
-                    &config.under,
-                    cap.into_iter().collect(),
-                );
+                tables::notes_section(&mut text, &notes);
                 Ok(())
             }
         };
@@ -96,29 +126,25 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
             groups: Prefixes::new(&config),
         })?;
         let prefixes = &a.merged.groups;
+        let caps = prefixes.tables().iter().enumerate().filter_map(|(i, t)| {
+            cap_note(
+                &format!("prefixes at depth {}", i + 1),
+                t,
+                "; raise --max-prefixes or try --patterns, which collapses ids",
+            )
+        });
+        let notes = notes(&a.files, &config.under, caps);
         let written = match args.format {
-            ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes),
+            ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes, sort),
+            ListFormat::Json => {
+                let mut doc = json(&a.files, &a.merged.totals, notes);
+                doc.prefixes = Some(PrefixesJson::new(prefixes, usize::MAX, sort));
+                write_json(&mut out, &doc)
+            }
             ListFormat::Table => {
                 start(&mut text, &a.files);
-                tables::prefix_sections(
-                    &mut text,
-                    prefixes,
-                    args.rows,
-                    a.merged.totals.all().into(),
-                );
-                let caps = prefixes
-                    .tables()
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, t)| {
-                        cap_note(
-                            &format!("prefixes at depth {}", i + 1),
-                            t,
-                            "; raise --max-prefixes or try --patterns, which collapses ids",
-                        )
-                    })
-                    .collect();
-                finish(&mut text, &a.files, &config.under, caps);
+                tables::prefix_sections(&mut text, prefixes, view, a.merged.totals.all().into());
+                tables::notes_section(&mut text, &notes);
                 Ok(())
             }
         };
@@ -135,6 +161,12 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
     keep_verdict(written, outcome)
 }
 
+fn write_json(out: &mut impl Write, doc: &RollupJson) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc)
+        .map_err(io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+}
+
 /// The per-file table when several dumps were merged.
 fn start(text: &mut String, files: &[analysis::FileSummary]) {
     if files.len() > 1 {
@@ -143,9 +175,13 @@ fn start(text: &mut String, files: &[analysis::FileSummary]) {
 }
 
 /// Notes about the dumps, the drill-down, then about the caps.
-fn finish(text: &mut String, files: &[analysis::FileSummary], under: &[u8], caps: Vec<String>) {
+fn notes(
+    files: &[analysis::FileSummary],
+    under: &[u8],
+    caps: impl IntoIterator<Item = String>,
+) -> Vec<String> {
     let mut notes = crate::report::notes::file_notes(files);
     notes.extend(under_note(under));
     notes.extend(caps);
-    tables::notes_section(text, &notes);
+    notes
 }

@@ -5,6 +5,7 @@
 use super::replace::{in_file, replace_files};
 use super::{keep_verdict, Outcome};
 use crate::analysis::{self, Analysis};
+use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::cli::{ReportArgs, ReportFormat};
@@ -98,7 +99,9 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
     };
     let written = match args.format {
         ReportFormat::Table => out
-            .write_all(tables::report(&analysis, config.top_n, filtered).as_bytes())
+            .write_all(
+                tables::report(&analysis, config.top_n, args.drill.sort, filtered).as_bytes(),
+            )
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
         ReportFormat::Json => serde_json::to_writer_pretty(
             &mut out,
@@ -189,10 +192,10 @@ fn write_out_dir(
     })?;
     write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
     write_file(dir, "prefixes.csv", |w| {
-        rollups::write_prefixes(w, &m.prefixes)
+        rollups::write_prefixes(w, &m.prefixes, SortBy::Memory)
     })?;
     write_file(dir, "patterns.csv", |w| {
-        rollups::write_patterns(w, m.patterns.table())
+        rollups::write_patterns(w, m.patterns.table(), SortBy::Memory)
     })?;
     write_file(dir, "top.csv", |w| {
         let t = &m.top;

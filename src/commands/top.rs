@@ -8,6 +8,7 @@ use crate::analyze::{Aggregator, KeyStats};
 use crate::cli::{ListFormat, TopArgs};
 use crate::progress::Progress;
 use crate::report::notes::file_notes;
+use crate::report::summary::TopJson;
 use crate::report::{rollups, tables};
 use std::io::{self, Write};
 use std::ops::AddAssign;
@@ -49,24 +50,33 @@ pub fn run(args: &TopArgs, mut out: impl Write) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     };
+    let filtered = !options.filter.is_empty();
+    let mut notes = file_notes(&a.files);
+    if top.sorted().is_empty() && a.merged.totals.all().keys > 0 {
+        notes.extend(args.by.absent().map(String::from));
+    }
     let written = match args.format {
         ListFormat::Csv => {
             rollups::write_top(&mut out, [(args.by.ranking().to_string(), top)], &a.files)
+        }
+        ListFormat::Json => {
+            let totals = a.merged.totals.all();
+            let json = TopJson::new(top, args.n, &a.files, totals, filtered, notes);
+            serde_json::to_writer_pretty(&mut out, &json)
+                .map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
         }
         ListFormat::Table => {
             let mut text = String::new();
             if a.files.len() > 1 {
                 tables::files_section(&mut text, &a.files);
             }
+            let whole_memory = a.merged.totals.all().memory_bytes;
             text.push_str(&format!(
                 "{}\n{}\n\n",
                 args.by.title(),
-                tables::top_table(top, &a.files, args.n)
+                tables::top_table(top, &a.files, args.n, whole_memory)
             ));
-            let mut notes = file_notes(&a.files);
-            if top.sorted().is_empty() && a.merged.totals.all().keys > 0 {
-                notes.extend(args.by.absent().map(String::from));
-            }
             tables::notes_section(&mut text, &notes);
             out.write_all(text.as_bytes())
         }

@@ -4,7 +4,7 @@
 
 use super::escape::{escape_key, neutralize_formula};
 use crate::analysis::FileSummary;
-use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
+use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::slots::Slots;
 use crate::analyze::top::TopN;
@@ -52,10 +52,13 @@ fn group_cells(mut row: Vec<String>, s: &GroupStats, e: ErrorBound) -> Vec<Strin
     row
 }
 
-/// The listed rows heaviest first, then `(other)` when names were dropped.
-fn table_rows(table: &GroupTable) -> impl Iterator<Item = (String, &GroupStats, ErrorBound)> {
+/// The listed rows largest first by `by`, then `(other)` when names were dropped.
+fn table_rows(
+    table: &GroupTable,
+    by: SortBy,
+) -> impl Iterator<Item = (String, &GroupStats, ErrorBound)> {
     table
-        .rows()
+        .rows_by(by)
         .into_iter()
         .map(|r| (text(r.name), r.stats, r.error))
         .chain(
@@ -66,13 +69,13 @@ fn table_rows(table: &GroupTable) -> impl Iterator<Item = (String, &GroupStats, 
 }
 
 /// `prefix,depth,keys,memory_bytes,serialized_bytes,elements,<type>_keys,<type>_memory_bytes…,no_ttl_keys,no_ttl_memory_bytes,error_keys,error_bytes`,
-/// depth 1 first.
-pub fn write_prefixes(out: impl Write, prefixes: &Prefixes) -> io::Result<()> {
+/// depth 1 first, rows largest first by `by`.
+pub fn write_prefixes(out: impl Write, prefixes: &Prefixes, by: SortBy) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(group_header(&["prefix", "depth"]))?;
     for (i, table) in prefixes.tables().iter().enumerate() {
         let depth = (i + 1).to_string();
-        for (name, s, e) in table_rows(table) {
+        for (name, s, e) in table_rows(table, by) {
             w.write_record(group_cells(vec![name, depth.clone()], s, e))?;
         }
     }
@@ -80,10 +83,10 @@ pub fn write_prefixes(out: impl Write, prefixes: &Prefixes) -> io::Result<()> {
 }
 
 /// `pattern,keys,memory_bytes,…` with the same columns as `prefixes.csv` but depth.
-pub fn write_patterns(out: impl Write, patterns: &GroupTable) -> io::Result<()> {
+pub fn write_patterns(out: impl Write, patterns: &GroupTable, by: SortBy) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(group_header(&["pattern"]))?;
-    for (name, s, e) in table_rows(patterns) {
+    for (name, s, e) in table_rows(patterns, by) {
         w.write_record(group_cells(vec![name], s, e))?;
     }
     w.flush()

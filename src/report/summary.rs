@@ -7,8 +7,9 @@ use super::escape::{escape_key, text_and_base64};
 use super::notes::{cap_note, file_notes, under_note};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
-use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
-use crate::analyze::top::{TopKey, TopN};
+use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
+use crate::analyze::prefixes::Prefixes;
+use crate::analyze::top::{Metric, TopKey, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::rdb::RedisType;
@@ -248,8 +249,14 @@ pub struct GroupTableJson {
 }
 
 impl GroupTableJson {
+    /// The table with its `rows` heaviest rows by memory.
     pub fn new(table: &GroupTable, rows: usize) -> Self {
-        let kept = table.rows();
+        GroupTableJson::sorted(table, rows, SortBy::Memory)
+    }
+
+    /// The table with its `rows` first rows by `by`.
+    pub fn sorted(table: &GroupTable, rows: usize, by: SortBy) -> Self {
+        let kept = table.rows_by(by);
         GroupTableJson {
             cap: table.capacity(),
             capped: table.overflowed(),
@@ -282,6 +289,29 @@ pub struct PrefixesJson {
     pub depths: Vec<PrefixDepthJson>,
 }
 
+impl PrefixesJson {
+    /// Every depth's table with its `rows` first rows by `by`.
+    pub fn new(p: &Prefixes, rows: usize, by: SortBy) -> Self {
+        PrefixesJson {
+            delimiter: escape_key(p.delimiter()).into_owned(),
+            no_delimiter: GroupJson::new(
+                b"(no delimiter)",
+                p.no_delimiter(),
+                ErrorBound::default(),
+            ),
+            depths: p
+                .tables()
+                .iter()
+                .enumerate()
+                .map(|(i, t)| PrefixDepthJson {
+                    depth: i + 1,
+                    table: GroupTableJson::sorted(t, rows, by),
+                })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Serialize)]
 pub struct TopKeyJson {
     pub file: String,
@@ -297,6 +327,12 @@ pub struct TopKeyJson {
     pub memory_bytes: u64,
     pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
+    /// `top --by idle`: the key's LRU idle time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_seconds: Option<u64>,
+    /// `top --by freq`: the key's LFU counter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lfu_frequency: Option<u64>,
 }
 
 impl TopKeyJson {
@@ -318,7 +354,20 @@ impl TopKeyJson {
             memory_bytes: k.memory_bytes,
             largest_element_bytes: k.largest_element_bytes,
             expiry_ms: k.expiry_ms,
+            idle_seconds: None,
+            lfu_frequency: None,
         }
+    }
+
+    /// A key of a ranking by `metric`: idle and frequency rankings carry the key's value.
+    pub fn ranked(k: &TopKey, files: &[FileSummary], metric: Metric) -> Self {
+        let mut row = TopKeyJson::new(k, files);
+        match metric {
+            Metric::Idle => row.idle_seconds = Some(k.value),
+            Metric::Freq => row.lfu_frequency = Some(k.value),
+            Metric::Memory | Metric::Elements | Metric::Serialized => {}
+        }
+        row
     }
 }
 
@@ -553,24 +602,7 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
                 })
                 .collect(),
         },
-        prefixes: PrefixesJson {
-            delimiter: escape_key(m.prefixes.delimiter()).into_owned(),
-            no_delimiter: GroupJson::new(
-                b"(no delimiter)",
-                m.prefixes.no_delimiter(),
-                ErrorBound::default(),
-            ),
-            depths: m
-                .prefixes
-                .tables()
-                .iter()
-                .enumerate()
-                .map(|(i, t)| PrefixDepthJson {
-                    depth: i + 1,
-                    table: GroupTableJson::new(t, n),
-                })
-                .collect(),
-        },
+        prefixes: PrefixesJson::new(&m.prefixes, n, SortBy::Memory),
         patterns: GroupTableJson::new(m.patterns.table(), n),
         top_keys: TopKeysJson {
             n,
@@ -599,7 +631,7 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
             slots_with_keys: m.slots.slots_with_keys(),
             heaviest_slots: m
                 .slots
-                .heaviest(CLUSTER_ROWS)
+                .heaviest(CLUSTER_ROWS, SortBy::Memory)
                 .into_iter()
                 .map(|(slot, l)| SlotJson {
                     slot,
@@ -615,5 +647,117 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
             .then(|| HistogramJson::new(&m.idle_freq.lfu_freq)),
         notes: notes(a, filtered),
         lint: None,
+    }
+}
+
+/// What every document of a table command starts with, as in summary.json.
+#[derive(Serialize)]
+pub struct Head {
+    pub schema_version: u32,
+    pub generator: String,
+    pub partial: bool,
+}
+
+impl Head {
+    pub fn new(files: &[FileSummary]) -> Self {
+        Head {
+            schema_version: SCHEMA_VERSION,
+            generator: format!("rdbscope {}", env!("CARGO_PKG_VERSION")),
+            partial: files.iter().any(FileSummary::partial),
+        }
+    }
+}
+
+/// `prefixes --format json`: summary.json's `prefixes` (or `patterns`) section with every
+/// row held, the totals its shares are of, the files and the notes.
+#[derive(Serialize)]
+pub struct RollupJson {
+    #[serde(flatten)]
+    pub head: Head,
+    pub options: RollupOptionsJson,
+    pub files: Vec<FileJson>,
+    pub totals: CountsJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefixes: Option<PrefixesJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<GroupTableJson>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct RollupOptionsJson {
+    pub delimiter: String,
+    pub depth: usize,
+    pub max_prefixes: usize,
+    pub under: Option<String>,
+    /// `--sort`: `memory`, `keys` or `elements`.
+    pub sort: &'static str,
+    pub filtered: bool,
+}
+
+/// `top --format json`: summary.json's `top_keys` with the one ranking asked for
+/// (`by_memory`, `by_elements`, `by_serialized`, `by_idle` or `by_freq`).
+#[derive(Serialize)]
+pub struct TopJson {
+    #[serde(flatten)]
+    pub head: Head,
+    pub options: TopOptionsJson,
+    pub files: Vec<FileJson>,
+    pub totals: CountsJson,
+    pub top_keys: BTreeMap<String, serde_json::Value>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct TopOptionsJson {
+    pub top: usize,
+    /// `--by`.
+    pub by: &'static str,
+    pub filtered: bool,
+}
+
+impl TopJson {
+    /// The `n` first keys of `top`.
+    pub fn new(
+        top: &TopN,
+        n: usize,
+        files: &[FileSummary],
+        totals: &Counts,
+        filtered: bool,
+        notes: Vec<String>,
+    ) -> Self {
+        let metric = top.metric();
+        let keys: Vec<_> = top
+            .sorted()
+            .into_iter()
+            .map(|k| TopKeyJson::ranked(k, files, metric))
+            .collect();
+        let mut top_keys = BTreeMap::new();
+        top_keys.insert("n".to_string(), serde_json::json!(n));
+        top_keys.insert(
+            format!("by_{}", metric.ranking()),
+            serde_json::to_value(keys).unwrap_or_default(),
+        );
+        TopJson {
+            head: Head::new(files),
+            options: TopOptionsJson {
+                top: n,
+                by: metric.ranking(),
+                filtered,
+            },
+            files: files.iter().map(file_json).collect(),
+            totals: totals.into(),
+            top_keys,
+            notes,
+        }
+    }
+}
+
+/// The name `--sort` gives `by`.
+pub fn sort_name(by: SortBy) -> &'static str {
+    match by {
+        SortBy::Keys => "keys",
+        SortBy::Memory => "memory",
+        SortBy::Elements => "elements",
     }
 }

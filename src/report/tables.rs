@@ -7,7 +7,7 @@ use super::summary::notes;
 use super::text_table::{Keep, TextTable};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
-use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable};
+use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Counts;
@@ -60,26 +60,42 @@ fn section(out: &mut String, title: &str, t: TextTable) {
     let _ = write!(out, "{title}\n{t}\n\n");
 }
 
-fn counts_row(first: String, c: &Counts) -> Vec<String> {
+fn counts_row(first: String, c: &Counts, whole: Whole) -> Vec<String> {
     vec![
         first,
         c.keys.to_string(),
+        share(c.keys, whole.keys),
         c.elements.to_string(),
         bytes(c.serialized_bytes),
         bytes(c.memory_bytes),
+        share(c.memory_bytes, whole.memory_bytes),
         c.keys_with_ttl.to_string(),
         c.keys_without_ttl().to_string(),
     ]
 }
 
-const COUNTS_HEADER: [&str; 6] = [
-    "keys", "elements", "in file", "memory", "with TTL", "no TTL",
+const COUNTS_HEADER: [&str; 8] = [
+    "keys", "% keys", "elements", "in file", "memory", "% memory", "with TTL", "no TTL",
 ];
 
 fn counts_table(first: &str) -> TextTable {
     let mut h = vec![first];
     h.extend(COUNTS_HEADER);
-    table(&h, 1)
+    let mut t = table(&h, 1);
+    t.optional(&["in file", "% keys", "with TTL", "elements"]);
+    t
+}
+
+/// `rows` largest first by `by`, then in their given order.
+fn sort_counts<T>(rows: &mut [T], by: SortBy, counts: impl Fn(&T) -> &Counts) {
+    rows.sort_by(|a, b| {
+        let rank = |c: &Counts| match by {
+            SortBy::Memory => (c.memory_bytes, c.serialized_bytes, c.keys),
+            SortBy::Keys => (c.keys, c.memory_bytes, c.serialized_bytes),
+            SortBy::Elements => (c.elements, c.memory_bytes, c.keys),
+        };
+        rank(counts(b)).cmp(&rank(counts(a)))
+    });
 }
 
 /// One row per dump: what it is, what it holds, whether it was read whole.
@@ -127,6 +143,13 @@ pub fn share(part: u64, whole: u64) -> String {
     format!("{:.1}%", part as f64 * 100.0 / whole as f64)
 }
 
+/// How many rows a list shows and in what order.
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    pub rows: usize,
+    pub sort: SortBy,
+}
+
 /// Keys and memory of everything a table's shares are taken of (the dump's totals).
 #[derive(Clone, Copy, Debug)]
 pub struct Whole {
@@ -165,10 +188,10 @@ pub fn group_section(
     title: &str,
     first: &str,
     t: &GroupTable,
-    rows: usize,
+    view: View,
     whole: Whole,
 ) {
-    let shown: Vec<_> = t.rows().into_iter().take(rows).collect();
+    let shown: Vec<_> = t.rows_by(view.sort).into_iter().take(view.rows).collect();
     let bounded = shown.iter().any(|r| r.error != ErrorBound::default());
     let mut header = vec![
         first,
@@ -226,7 +249,7 @@ pub fn group_section(
 }
 
 /// One table per depth.
-pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize, whole: Whole) {
+pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole) {
     let delimiter = escape_key(p.delimiter());
     let below = if p.under().is_empty() {
         String::new()
@@ -242,7 +265,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize, whole: Whole
                 i + 1
             );
         } else {
-            group_section(out, &title, "prefix", t, rows, whole);
+            group_section(out, &title, "prefix", t, view, whole);
         }
     }
     let none = p.no_delimiter();
@@ -257,16 +280,18 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, rows: usize, whole: Whole
     }
 }
 
-pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
+/// The `rows` first keys of `top`, each with its share of `whole_memory` (the memory of
+/// every key analysed).
+pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole_memory: u64) -> TextTable {
     let several = files.len() > 1;
     let mut header = vec!["#"];
     if several {
         header.push("file");
     }
     header.extend([
-        "db", "key", "type", "encoding", "elements", "in file", "memory", "expiry",
+        "db", "key", "type", "encoding", "elements", "in file", "memory", "% memory", "expiry",
     ]);
-    let text_columns = header.len() - 4;
+    let text_columns = header.len() - 5;
     let metric = match top.metric() {
         Metric::Idle => Some(("idle", duration as fn(u64) -> String)),
         Metric::Freq => Some(("LFU counter", count as fn(u64) -> String)),
@@ -274,8 +299,8 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
     };
     header.extend(metric.map(|(title, _)| title));
     let mut t = table(&header, text_columns);
-    t.names_in(header.len() - 7, Keep::Start)
-        .optional(&["in file", "encoding", "#", "elements", "file"]);
+    t.names_in(text_columns - 3, Keep::Start)
+        .optional(&["in file", "encoding", "#", "elements", "file", "% memory"]);
     for (i, k) in top.sorted().into_iter().take(rows).enumerate() {
         let mut row = vec![(i + 1).to_string()];
         if several {
@@ -294,6 +319,7 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize) -> TextTable {
             k.elements.map(|e| e.to_string()).unwrap_or_default(),
             bytes(k.serialized_bytes),
             bytes(k.memory_bytes),
+            share(k.memory_bytes, whole_memory),
             k.expiry_ms.map(utc_seconds).unwrap_or_default(),
         ]);
         row.extend(metric.map(|(_, show)| show(k.value)));
@@ -391,28 +417,35 @@ fn allocator_lines(out: &mut String, files: &[FileSummary]) {
 }
 
 /// The whole report.
-pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> String {
+pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered: bool) -> String {
     let m = &a.merged;
+    let whole = Whole::from(m.totals.all());
     let mut out = String::new();
     files_section(&mut out, &a.files);
 
     let mut t = counts_table("type");
-    for (ty, c) in m.totals.by_type() {
-        t.add_row(counts_row(ty.name().into_owned(), &c));
+    let mut rows = m.totals.by_type();
+    sort_counts(&mut rows, sort, |(_, c)| c);
+    for (ty, c) in rows {
+        t.add_row(counts_row(ty.name().into_owned(), &c, whole));
     }
-    t.add_row(counts_row("all".into(), m.totals.all()));
+    t.add_row(counts_row("all".into(), m.totals.all(), whole));
     section(&mut out, "Keys by type", t);
     allocator_lines(&mut out, &a.files);
 
     let mut t = counts_table("type / encoding");
-    for (ty, enc, c) in m.totals.by_encoding() {
-        t.add_row(counts_row(format!("{} / {enc}", ty.name()), &c));
+    let mut rows = m.totals.by_encoding();
+    sort_counts(&mut rows, sort, |(_, _, c)| c);
+    for (ty, enc, c) in rows {
+        t.add_row(counts_row(format!("{} / {enc}", ty.name()), &c, whole));
     }
     section(&mut out, "Keys by type and encoding", t);
 
     let mut t = counts_table("db");
-    for (db, c) in m.totals.by_db() {
-        t.add_row(counts_row(db.to_string(), &c));
+    let mut rows = m.totals.by_db();
+    sort_counts(&mut rows, sort, |(_, c)| c);
+    for (db, c) in rows {
+        t.add_row(counts_row(db.to_string(), &c, whole));
     }
     section(&mut out, "Keys by db", t);
 
@@ -447,14 +480,17 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
         section(&mut out, "Busiest expiry minutes (next 30 days)", t);
     }
 
-    let whole = Whole::from(m.totals.all());
-    prefix_sections(&mut out, &m.prefixes, SECTION_ROWS, whole);
+    let view = View {
+        rows: SECTION_ROWS,
+        sort,
+    };
+    prefix_sections(&mut out, &m.prefixes, view, whole);
     group_section(
         &mut out,
         "Key patterns (ids collapsed to *)",
         "pattern",
         m.patterns.table(),
-        SECTION_ROWS,
+        view,
         whole,
     );
 
@@ -462,12 +498,12 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
     section(
         &mut out,
         "Biggest keys by memory",
-        top_table(&m.top.by_memory, &a.files, rows),
+        top_table(&m.top.by_memory, &a.files, rows, whole.memory_bytes),
     );
     section(
         &mut out,
         "Biggest keys by elements",
-        top_table(&m.top.by_elements, &a.files, rows),
+        top_table(&m.top.by_elements, &a.files, rows, whole.memory_bytes),
     );
 
     let mut t = table(&["type", "metric", "keys", "p50", "p90", "p99", "max"], 2);
@@ -486,24 +522,32 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, filtered: bool) -> Stri
     }
     section(&mut out, "Distributions per type", t);
 
-    let mut t = table(&["slot", "keys", "memory"], 1);
-    for (slot, load) in m.slots.heaviest(10) {
+    let mut t = table(&["slot", "keys", "% keys", "memory", "% memory"], 1);
+    for (slot, load) in m.slots.heaviest(10, sort) {
         t.add_row(vec![
             slot.to_string(),
             load.keys.to_string(),
+            share(load.keys, whole.keys),
             bytes(load.memory_bytes),
+            share(load.memory_bytes, whole.memory_bytes),
         ]);
     }
+    let most = if sort == SortBy::Keys {
+        "Most loaded cluster slots by keys"
+    } else {
+        "Heaviest cluster slots"
+    };
     section(
         &mut out,
         &format!(
-            "Heaviest cluster slots ({} of 16384 slots hold keys)",
+            "{most} ({} of 16384 slots hold keys)",
             m.slots.slots_with_keys()
         ),
         t,
     );
     if !m.slots.tags().rows().is_empty() {
-        group_section(&mut out, "Hash tags", "tag", m.slots.tags(), 10, whole);
+        let view = View { rows: 10, sort };
+        group_section(&mut out, "Hash tags", "tag", m.slots.tags(), view, whole);
     }
 
     let idle = &m.idle_freq;
