@@ -66,7 +66,7 @@ fn an_80_column_table_cuts_the_long_key_and_leaves_out_secondary_columns() {
     let text = run(&["top", "-n", "3"], &dump, Some("80"));
     assert_eq!(widest(&text), 80, "{text}");
     assert!(
-        text.ends_with("┘\n(left out to fit 80 columns: in file, encoding)\n\n"),
+        text.ends_with("┘\n(left out to fit 80 columns: in file, encoding, % memory)\n\n"),
         "{text}"
     );
     let lines: Vec<&str> = text.lines().collect();

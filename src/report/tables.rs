@@ -300,7 +300,7 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole_memory: u
     header.extend(metric.map(|(title, _)| title));
     let mut t = table(&header, text_columns);
     t.names_in(text_columns - 3, Keep::Start)
-        .optional(&["in file", "encoding", "#", "elements", "file", "% memory"]);
+        .optional(&["in file", "encoding", "% memory", "#", "elements", "file"]);
     for (i, k) in top.sorted().into_iter().take(rows).enumerate() {
         let mut row = vec![(i + 1).to_string()];
         if several {
