@@ -28,6 +28,8 @@ use std::sync::{Arc, OnceLock};
 const ROW_GROUP_ROWS: usize = 1 << 20;
 /// Encoded bytes per row group at most (dumps of long keys reach it before the rows).
 const ROW_GROUP_BYTES: usize = 128 << 20;
+/// Columns of few distinct values, dictionary-encoded.
+const DICTIONARY_COLUMNS: [&str; 5] = ["file", "db", "type", "encoding", "lfu_freq"];
 
 /// The columns, in order: the key columns of `keys.csv` with the dump's name first and
 /// the key's exact bytes beside its escaped text.
@@ -175,9 +177,14 @@ impl<W: Write + Send> ParquetKeys<W> {
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
-            // Keys are unique: a dictionary would fill and be dropped in every row group.
-            .set_column_dictionary_enabled("key".into(), false)
-            .set_column_dictionary_enabled("key_bytes".into(), false)
+            // Dictionaries only where few values repeat: the rest (unique keys, sizes,
+            // times) would cost a hash per value for little, zstd does better there.
+            .set_dictionary_enabled(false);
+        let properties = DICTIONARY_COLUMNS
+            .iter()
+            .fold(properties, |p, column| {
+                p.set_column_dictionary_enabled((*column).into(), true)
+            })
             .build();
         let schema = schema();
         let writer =
