@@ -4,13 +4,23 @@
 //! A dump does not name its server's allocator, and the builds people run differ: Redis's
 //! bundled jemalloc (8-byte quantum), a distribution's system jemalloc (16-byte quantum)
 //! and glibc malloc round the same allocations differently, by several percent of a
-//! dataset of small keys. The dump's keys (all of them up to [`WHOLE_DUMP_BYTES`], else
-//! the first [`SAMPLE_BYTES`] of them) are modelled under each candidate; each total,
-//! scaled to the whole file by the share of the file the sample spans, plus the per-db
-//! tables and the server's own baseline, is compared with `used-mem`. The closest
+//! dataset of small keys. A bounded sample of the dump's keys (see [`sample`]: the first
+//! [`SAMPLE_KEYS`] spanning at most [`SAMPLE_BYTES`], all of them in a smaller dump) is
+//! modelled under each candidate, the rest of the file estimated from the sample's later
+//! half; each total, plus the per-db tables and the server's own baseline, is compared
+//! with `used-mem`. The sample's size does not grow with the dump, so `auto` costs the same
+//! few milliseconds on a dump of any size. The closest
 //! candidate is chosen when it explains `used-mem` to within [`EXPLAINED`] and leads the
 //! next one clearly ([`MIN_LEAD_BYTES`], [`MIN_LEAD`]); otherwise jemalloc, with a note
 //! saying why (no `used-mem`, or a dataset too small beside the server's own memory).
+//!
+//! The server's own memory is its startup baseline ([`server_baseline`]) and what it has
+//! allocated since: client buffers, and since Redis 7.0 (and in Valkey) one latency
+//! histogram per command it has run (`latency-tracking`, ~25 KB each, freed only by
+//! `CONFIG RESETSTAT`). A server that ran 35 distinct commands holds ~0.9 MB of them, more
+//! than a small dataset's keys and far more than the few KB by which the allocators' models
+//! of it differ; a dump cannot say how many commands its server ran, so a small dump's
+//! `used-mem` cannot tell the allocators apart, and no margin on it would be honest.
 
 use crate::analyze::KeyStats;
 use crate::memory::allocator::Allocator;
@@ -21,10 +31,10 @@ use crate::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Dumps up to this size are modelled whole under every candidate.
-pub const WHOLE_DUMP_BYTES: u64 = 64 << 20;
-/// Of a bigger dump, the first keys spanning at most this many bytes of the file.
-pub const SAMPLE_BYTES: u64 = 16 << 20;
+/// The sample: the first keys of the dump, at most this many ...
+pub const SAMPLE_KEYS: usize = 16_384;
+/// ... spanning at most this many bytes of the file.
+pub const SAMPLE_BYTES: u64 = 32 << 20;
 /// The best candidate must land within this share of `used-mem`.
 pub const EXPLAINED: f64 = 0.10;
 /// ... and be closer than the next one by this many bytes and this share of `used-mem`.
@@ -35,7 +45,8 @@ pub const MIN_LEAD: f64 = 0.001;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
     pub allocator: Allocator,
-    /// Keys (scaled to the whole file), per-db tables and the server's baseline.
+    /// Keys (the sample and the estimate for the rest of the file), per-db tables and the
+    /// server's baseline.
     pub modelled_bytes: u64,
     /// (modelled − used-mem) / used-mem, in percent.
     pub residual_percent: f64,
@@ -121,26 +132,54 @@ impl AllocatorChoice {
     }
 }
 
-/// What the sample holds: per candidate the modelled bytes of its keys, and per db its
-/// keys and expires.
+/// What the sample holds: per candidate the modelled bytes of the sampled keys and the
+/// estimate for the rest of the file, and per db its keys and expires (the rest of the
+/// file counted in the db the sample ended in).
 struct Sample {
     keys_bytes: [u64; 3],
     dbs: BTreeMap<u64, (u64, u64)>,
     keys: u64,
-    /// How many times the sample's span of the file the key data is (1 when whole).
-    scale: f64,
     whole: bool,
     profile: ServerProfile,
 }
 
-/// Models the first keys of the dump `scan` reads (all of them when the file is at most
-/// [`WHOLE_DUMP_BYTES`]) under every candidate allocator, one candidate per pool thread.
+/// Per candidate, the modelled bytes of each sampled key.
+fn model_keys(records: &[KeyRecord<'_>], profile: ServerProfile) -> Option<Vec<[u64; 3]>> {
+    let per_allocator: Vec<Option<Vec<u64>>> = Allocator::ALL
+        .par_iter()
+        .map(|&allocator| {
+            let profile = ServerProfile {
+                allocator,
+                ..profile
+            };
+            let mut scratch = Scratch::default();
+            let mut stats = KeyStats::new();
+            records
+                .iter()
+                .map(|record| {
+                    stats.read(record, &profile, &mut scratch).ok()?;
+                    Some(stats.used_memory_bytes())
+                })
+                .collect()
+        })
+        .collect();
+    let mut keys = vec![[0; 3]; records.len()];
+    for (i, bytes) in per_allocator.into_iter().enumerate() {
+        for (key, b) in keys.iter_mut().zip(bytes?) {
+            key[i] = b;
+        }
+    }
+    Some(keys)
+}
+
+/// Models the first keys of the dump `scan` reads, at most [`SAMPLE_KEYS`] spanning at
+/// most [`SAMPLE_BYTES`] of the file (all of them in a smaller dump), under every candidate
+/// allocator, one candidate per pool thread. A server writes each db's keys in the order
+/// of its hash table, which has nothing to do with their names, types or age, so the first
+/// keys of a db are a random sample of it. The rest of the file is estimated from the
+/// later half of the sample (the keys nearest to it: the db it continues): its modelled
+/// bytes, keys and expires per byte of file, times the bytes left.
 fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides) -> Option<Sample> {
-    let budget = if file_bytes <= WHOLE_DUMP_BYTES {
-        u64::MAX
-    } else {
-        SAMPLE_BYTES
-    };
     let mut records = Vec::new();
     let mut batch = Vec::new();
     let mut whole = false;
@@ -155,7 +194,9 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
             let first = records
                 .first()
                 .map_or(record.offset, |r: &KeyRecord| r.offset);
-            if record.offset + record.serialized_bytes - first > budget {
+            if records.len() >= SAMPLE_KEYS
+                || record.offset + record.serialized_bytes - first > SAMPLE_BYTES
+            {
                 break 'scan;
             }
             // The profile of the first key stands for the sample (a dump's aux fields
@@ -169,45 +210,43 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
         }
     }
     let profile = profile?;
-    let (first, last) = (records.first()?, records.last()?);
-    let span = last.offset + last.serialized_bytes - first.offset;
-    let scale = if whole {
-        1.0
-    } else {
-        file_bytes.saturating_sub(first.offset) as f64 / span.max(1) as f64
-    };
-    let modelled: Vec<Option<u64>> = Allocator::ALL
-        .par_iter()
-        .map(|&allocator| {
-            let profile = ServerProfile {
-                allocator,
-                ..profile
-            };
-            let mut scratch = Scratch::default();
-            let mut stats = KeyStats::new();
-            let mut sum = 0;
-            for record in &records {
-                stats.read(record, &profile, &mut scratch).ok()?;
-                sum += stats.used_memory_bytes();
-            }
-            Some(sum)
-        })
-        .collect();
-    let mut keys_bytes = [0; 3];
-    for (sum, m) in keys_bytes.iter_mut().zip(modelled) {
-        *sum = m?;
-    }
+    let modelled = model_keys(&records, profile)?;
+    let mut keys_bytes = [0u64; 3];
     let mut dbs: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    for r in &records {
+    for (r, m) in records.iter().zip(&modelled) {
         let db = dbs.entry(r.db).or_default();
         db.0 += 1;
         db.1 += u64::from(r.expire_ms.is_some());
+        for (sum, b) in keys_bytes.iter_mut().zip(m) {
+            *sum += b;
+        }
+    }
+    let last = records.last()?;
+    let end = last.offset + last.serialized_bytes;
+    // The trailer: the EOF opcode and the checksum.
+    let rest = file_bytes.saturating_sub(end).saturating_sub(9);
+    if !whole && rest > 0 {
+        let tail = records.len() / 2;
+        let tail_start = records[tail].offset;
+        let per_byte = |n: u64| n as f64 / (end - tail_start).max(1) as f64 * rest as f64;
+        let scaled = |n: u64| per_byte(n).round() as u64;
+        for (i, sum) in keys_bytes.iter_mut().enumerate() {
+            *sum += scaled(modelled[tail..].iter().map(|m| m[i]).sum());
+        }
+        let tail_records = &records[tail..];
+        let db = dbs.entry(last.db).or_default();
+        db.0 += scaled(tail_records.len() as u64);
+        db.1 += scaled(
+            tail_records
+                .iter()
+                .filter(|r| r.expire_ms.is_some())
+                .count() as u64,
+        );
     }
     Some(Sample {
         keys_bytes,
         dbs,
         keys: records.len() as u64,
-        scale,
         whole,
         profile,
     })
@@ -236,18 +275,17 @@ pub fn choose_allocator(dump: &[u8], overrides: &ProfileOverrides) -> AllocatorC
     let Some(sample) = sample(scan, dump.len() as u64, overrides) else {
         return fallback("no key small enough to sample to tell the allocator by");
     };
-    let scaled = |n: u64| (n as f64 * sample.scale).round() as u64;
     let tables: u64 = sample
         .dbs
         .values()
-        .map(|&(keys, expires)| db_overhead(&sample.profile, scaled(keys), scaled(expires)))
+        .map(|&(keys, expires)| db_overhead(&sample.profile, keys, expires))
         .sum();
     let fixed = tables + server_baseline(&sample.profile);
     let mut candidates: Vec<Candidate> = Allocator::ALL
         .into_iter()
         .zip(sample.keys_bytes)
         .map(|(allocator, keys)| {
-            let modelled = scaled(keys) + fixed;
+            let modelled = keys + fixed;
             Candidate {
                 allocator,
                 modelled_bytes: modelled,
@@ -260,10 +298,28 @@ pub fn choose_allocator(dump: &[u8], overrides: &ProfileOverrides) -> AllocatorC
     let (best, next) = (&candidates[0], &candidates[1]);
     let lead = off(next) - off(best);
     let note = if off(best) as f64 > EXPLAINED * used_mem as f64 {
+        let spread = candidates
+            .iter()
+            .map(|c| c.modelled_bytes)
+            .max()
+            .unwrap_or(0)
+            .abs_diff(
+                candidates
+                    .iter()
+                    .map(|c| c.modelled_bytes)
+                    .min()
+                    .unwrap_or(0),
+            );
         Some(format!(
-            "no allocator's model comes within {:.0}% of used-mem (the keys are a small part of \
-             the server's memory), so jemalloc is assumed; name it with --allocator",
-            EXPLAINED * 100.0
+            "no allocator's model comes within {:.0}% of used-mem (the nearest is off by {} of \
+             its {} bytes): beside so small a dataset the server's own memory decides used-mem, \
+             and it grows by a latency histogram of ~25 KB for each command the server has run \
+             and by client buffers, which no dump tells to within the {} bytes the candidates \
+             differ by; so jemalloc is assumed; name it with --allocator",
+            EXPLAINED * 100.0,
+            used_mem.abs_diff(best.modelled_bytes),
+            used_mem,
+            spread
         ))
     } else if lead < MIN_LEAD_BYTES || (lead as f64) < MIN_LEAD * used_mem as f64 {
         Some(format!(
