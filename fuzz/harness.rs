@@ -36,6 +36,7 @@ fn run(args: &[&str], dump: &Path) {
         Command::Keys(a) => commands::keys::run(a, sink),
         Command::Info(a) => commands::info::run(a, sink),
         Command::Lint(a) => commands::lint::run(a, sink),
+        Command::Diff(a) => commands::diff::run(a, sink),
     };
     // Damage is an outcome (exit 2), not an error: an error here is I/O on our own files,
     // or a dump rejected as a whole, which only `info` reports as one.

@@ -51,6 +51,12 @@ pub enum Command {
     /// at or above --fail-on.
     #[command(after_help = LINT_EXAMPLES)]
     Lint(LintCommandArgs),
+    /// What changed between two runs: totals, prefixes and patterns, big keys, TTL classes,
+    /// lint findings, encoding crossings. OLD and NEW are each a dump, a `report --out-dir`
+    /// directory or its summary.json. Exit 1 when an alert (--fail-on-growth,
+    /// --fail-on-prefix-growth) fires.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff(DiffArgs),
 }
 
 /// A command's `--help` ending: example command lines, then how sizes are written.
@@ -106,6 +112,14 @@ const LINT_EXAMPLES: &str = examples!(
     "rdbscope lint dump.rdb --format json --max-findings 1000 > findings.json"
 );
 
+const DIFF_EXAMPLES: &str = examples!(
+    "rdbscope diff yesterday/summary.json today.rdb",
+    "rdbscope diff old.rdb new.rdb --min-key-bytes 256KiB  # big keys compared key by key",
+    "rdbscope diff --old a1.rdb a2.rdb --new b1.rdb b2.rdb   # one dump per cluster shard",
+    "rdbscope diff runs/mon/ runs/tue/ --format json > diff.json",
+    "rdbscope diff last/summary.json dump.rdb --fail-on-growth 10 --min-change 1MiB"
+);
+
 impl Command {
     /// The worker threads asked for, for the global rayon pool.
     pub fn threads(&self) -> Option<usize> {
@@ -115,6 +129,7 @@ impl Command {
             Command::Prefixes(a) => &a.run,
             Command::Lint(a) => &a.run,
             Command::Keys(a) => &a.run,
+            Command::Diff(a) => &a.run,
             Command::Info(_) => return None,
         };
         run.threads.map(NonZeroUsize::get)
@@ -601,6 +616,15 @@ fn parse_rule(s: &str) -> Result<Rule, String> {
     })
 }
 
+fn parse_growth(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "{s:?}: expected a percentage, 0 or more (e.g. 10 or 2.5)"
+        )),
+    }
+}
+
 fn parse_percent(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
@@ -752,6 +776,60 @@ pub struct LintCommandArgs {
     pub common: CommonArgs,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// OLD then NEW: each a dump, a `report --out-dir` directory, or a summary.json.
+    #[arg(value_name = "RUN", num_args = 0..=2)]
+    pub runs: Vec<PathBuf>,
+    /// OLD as several dumps (one per cluster shard), instead of the first RUN.
+    #[arg(long = "old", value_name = "DUMP", num_args = 1.., requires = "new_runs", conflicts_with = "runs")]
+    pub old_runs: Vec<PathBuf>,
+    /// NEW as several dumps, instead of the second RUN.
+    #[arg(long = "new", value_name = "DUMP", num_args = 1.., requires = "old_runs")]
+    pub new_runs: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: DiffFormat,
+    /// Also write diff.txt, diff.csv and diff.json here.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Rows of each list (growers, shrinkers, appeared, …).
+    #[arg(short = 'n', long = "rows", default_value_t = 20, value_name = "N")]
+    pub rows: usize,
+    /// Leave out changes of less memory than this (noise).
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, default_value = "0")]
+    pub min_change: u64,
+    /// When both sides are dumps: compare every key of at least this memory key by key
+    /// (besides each side's top N by memory).
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, default_value = "1MiB")]
+    pub min_key_bytes: u64,
+    /// Exit 1 when total memory grew by more than PCT percent.
+    #[arg(long, value_name = "PCT", value_parser = parse_growth, help_heading = "Alerts")]
+    pub fail_on_growth: Option<f64>,
+    /// Exit 1 when a prefix's memory (any depth) surely grew by more than PCT percent; a
+    /// prefix OLD did not hold counts as grown without limit. Changes under --min-change
+    /// do not count.
+    #[arg(long, value_name = "PCT", value_parser = parse_growth, help_heading = "Alerts")]
+    pub fail_on_prefix_growth: Option<f64>,
+    /// Keys kept in each top-N ranking of a dump analysed here.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub top: usize,
+    #[command(flatten)]
+    pub rollup: RollupArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub lint: LintArgs,
 }
 
 #[cfg(test)]

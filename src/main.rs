@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::Keys(args) => commands::keys::run(args, stdout),
         Command::Info(args) => commands::info::run(args, stdout),
         Command::Lint(args) => commands::lint::run(args, stdout),
+        Command::Diff(args) => commands::diff::run(args, stdout),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

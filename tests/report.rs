@@ -645,7 +645,7 @@ fn without_files(mut v: Value) -> Value {
 /// they hold (and the lint findings and notes judged on them) depends on the order keys met.
 fn without_group_tables(mut v: Value) -> Value {
     if let Value::Object(m) = &mut v {
-        for k in ["prefixes", "patterns", "lint", "notes"] {
+        for k in ["prefixes", "patterns", "pattern_encodings", "lint", "notes"] {
             m.remove(k);
         }
         if let Some(Value::Object(c)) = m.get_mut("cluster") {

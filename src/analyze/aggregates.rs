@@ -2,6 +2,7 @@
 //! `+=` (per thread, then per dump).
 
 use super::distribution::Distributions;
+use super::encodings::PatternEncodings;
 use super::idle_freq::IdleFreq;
 use super::patterns::Patterns;
 use super::prefixes::{PrefixConfig, Prefixes};
@@ -47,6 +48,8 @@ pub struct Aggregates {
     pub ttl: Ttl,
     pub prefixes: Prefixes,
     pub patterns: Patterns,
+    /// Keys per pattern and encoding, for hash, list, set and zset.
+    pub encodings: PatternEncodings,
     pub top: TopKeys,
     pub distributions: Distributions,
     pub slots: Slots,
@@ -60,6 +63,7 @@ impl Aggregates {
             ttl: Ttl::new(source.reference_ms),
             prefixes: Prefixes::new(&config.prefixes),
             patterns: Patterns::new(&config.prefixes),
+            encodings: PatternEncodings::new(config.prefixes.cap),
             top: TopKeys::new(config.top_n, source.file),
             distributions: Distributions::default(),
             slots: Slots::new(config.prefixes.cap),
@@ -75,6 +79,7 @@ impl Aggregator for Aggregates {
         self.ttl.add(k);
         self.prefixes.add(k);
         self.patterns.add(k);
+        self.encodings.add(k, self.patterns.current());
         self.top.add(k);
         self.distributions.add(k);
         self.slots.add(k);
@@ -98,6 +103,7 @@ impl AddAssign for Aggregates {
         self.ttl += o.ttl;
         self.prefixes += o.prefixes;
         self.patterns += o.patterns;
+        self.encodings.merge(o.encodings);
         self.top += o.top;
         self.distributions += o.distributions;
         self.slots += o.slots;

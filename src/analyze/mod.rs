@@ -9,9 +9,11 @@
 
 pub mod aggregates;
 pub mod distribution;
+pub mod encodings;
 pub mod figure;
 pub mod groups;
 pub mod idle_freq;
+pub mod key_join;
 pub mod key_stats;
 pub mod patterns;
 pub mod prefetch;

@@ -97,6 +97,11 @@ impl Patterns {
         &self.table
     }
 
+    /// The pattern of the key added last.
+    pub fn current(&self) -> &[u8] {
+        &self.scratch
+    }
+
     /// The pattern of the key added last, when it was built with `delimiter` over the
     /// whole key (not drilled down): rules that group keys by pattern reuse it rather than
     /// build it again.

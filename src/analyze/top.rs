@@ -90,6 +90,23 @@ pub struct TopKey {
 }
 
 impl TopKey {
+    /// `k`, owned, ranked by `value`; `file` is the index of its dump.
+    pub fn new(k: &KeyStats<'_>, value: u64, file: usize) -> Self {
+        TopKey {
+            value,
+            db: k.db,
+            key: k.key.as_ref().into(),
+            file,
+            type_key: TypeKey::of(k),
+            encoding: k.encoding,
+            elements: k.elements,
+            serialized_bytes: k.serialized_bytes,
+            memory_bytes: k.memory_bytes,
+            largest_element_bytes: k.largest_element_bytes,
+            expiry_ms: k.expiry_ms,
+        }
+    }
+
     /// Larger ranks higher: bigger value, then lower db, key and file.
     fn rank_cmp(&self, value: u64, db: u64, key: &[u8], file: usize) -> Ordering {
         self.value
@@ -149,19 +166,7 @@ impl TopN {
             }
             self.heap.pop();
         }
-        self.heap.push(Reverse(TopKey {
-            value,
-            db: k.db,
-            key: k.key.as_ref().into(),
-            file: self.file,
-            type_key: TypeKey::of(k),
-            encoding: k.encoding,
-            elements: k.elements,
-            serialized_bytes: k.serialized_bytes,
-            memory_bytes: k.memory_bytes,
-            largest_element_bytes: k.largest_element_bytes,
-            expiry_ms: k.expiry_ms,
-        }));
+        self.heap.push(Reverse(TopKey::new(k, value, self.file)));
     }
 
     /// Highest first.

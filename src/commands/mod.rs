@@ -1,11 +1,13 @@
 //! One module per command; each returns how the run ended, `main` turns that into an exit code.
 
+pub mod diff;
 pub mod info;
 pub mod keys;
 pub mod lint;
 pub mod prefixes;
 pub mod replace;
 pub mod report;
+pub mod runs;
 pub mod top;
 
 use std::error::Error;

@@ -3,6 +3,7 @@
 //! same pass).
 
 use super::replace::{in_file, replace_files};
+use super::runs::summary_with_lint;
 use super::{keep_verdict, Outcome};
 use crate::analysis::{self, Analysis};
 use crate::analyze::groups::SortBy;
@@ -14,7 +15,7 @@ use crate::progress::Progress;
 use crate::rdb::RedisType;
 use crate::report::key_rows::RowSinks;
 use crate::report::keys::RowFormat;
-use crate::report::{html, lint as lint_output, rollups, summary, tables};
+use crate::report::{html, lint as lint_output, rollups, tables};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -89,6 +90,7 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             &lint_config.thresholds,
             &config,
             filtered,
+            config.top_n,
         ));
         fs::write(path, page).map_err(|e| in_file(path, e))?;
     }
@@ -105,7 +107,14 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
         ReportFormat::Json => serde_json::to_writer_pretty(
             &mut out,
-            &summary_with_lint(&analysis, &lint, &lint_config.thresholds, &config, filtered),
+            &summary_with_lint(
+                &analysis,
+                &lint,
+                &lint_config.thresholds,
+                &config,
+                filtered,
+                config.top_n,
+            ),
         )
         .map_err(io::Error::from)
         .and_then(|()| out.write_all(b"\n")),
@@ -154,25 +163,6 @@ fn write_file(
         .map_err(|e| in_file(&path, e))
 }
 
-/// `summary.json` with its `lint` section.
-fn summary_with_lint(
-    a: &Analysis<Aggregates>,
-    lint: &LintReport,
-    thresholds: &Thresholds,
-    config: &AggregateConfig,
-    filtered: bool,
-) -> summary::Summary {
-    let mut s = summary::build(a, config, filtered);
-    let mut lint_json = lint_output::json(lint);
-    if let Some(section) = lint_json.as_object_mut() {
-        // The thresholds the findings were judged by, so two runs can be compared.
-        let thresholds = serde_json::to_value(thresholds).unwrap_or_default();
-        section.insert("thresholds".into(), thresholds);
-    }
-    s.lint = Some(lint_json);
-    s
-}
-
 fn write_out_dir(
     dir: &Path,
     a: &Analysis<Aggregates>,
@@ -182,7 +172,7 @@ fn write_out_dir(
     filtered: bool,
 ) -> io::Result<()> {
     let m = &a.merged;
-    let summary = summary_with_lint(a, lint, thresholds, config, filtered);
+    let summary = summary_with_lint(a, lint, thresholds, config, filtered, config.top_n);
     write_file(dir, "summary.json", |w| {
         serde_json::to_writer_pretty(&mut *w, &summary)?;
         w.write_all(b"\n")

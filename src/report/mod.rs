@@ -1,6 +1,8 @@
 //! Writers: they read statistics and never re-parse a dump.
 
 pub mod decimal;
+pub mod diff;
+pub mod diff_tables;
 pub mod escape;
 pub mod html;
 pub mod info;
@@ -11,5 +13,6 @@ pub mod notes;
 pub mod parquet;
 pub mod rollups;
 pub mod summary;
+pub mod summary_read;
 pub mod tables;
 pub mod text_table;

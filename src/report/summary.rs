@@ -7,7 +7,8 @@ use super::escape::{escape_key, text_and_base64};
 use super::notes::{cap_note, file_notes, under_note};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
-use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
+use crate::analyze::encodings::split_name;
+use crate::analyze::groups::{ErrorBound, GroupRow, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopKey, TopN};
 use crate::analyze::totals::Counts;
@@ -71,6 +72,8 @@ pub struct Summary {
     /// The `lint --format json` object (`findings`, `summary`); set by `report`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lint: Option<serde_json::Value>,
+    /// Keys and memory per pattern and encoding (hash, list, set, zset).
+    pub pattern_encodings: PatternEncodingsJson,
 }
 
 #[derive(Serialize)]
@@ -246,6 +249,19 @@ pub struct GroupTableJson {
     pub absent_max_memory_bytes: u64,
     pub rows: Vec<GroupJson>,
     pub other: Option<GroupJson>,
+    /// Keys and memory of the held names beyond `rows` (0 when `rows` lists them all).
+    pub unlisted_keys: u64,
+    pub unlisted_memory_bytes: u64,
+}
+
+/// Keys and memory of the held names of `rows` beyond the first `listed`.
+fn unlisted(rows: &[GroupRow<'_>], listed: usize) -> (u64, u64) {
+    rows.iter().skip(listed).fold((0, 0), |(k, m), r| {
+        (
+            k.saturating_add(r.stats.keys),
+            m.saturating_add(r.stats.memory_bytes),
+        )
+    })
 }
 
 impl GroupTableJson {
@@ -257,6 +273,7 @@ impl GroupTableJson {
     /// The table with its `rows` first rows by `by`.
     pub fn sorted(table: &GroupTable, rows: usize, by: SortBy) -> Self {
         let kept = table.rows_by(by);
+        let (unlisted_keys, unlisted_memory_bytes) = unlisted(&kept, rows);
         GroupTableJson {
             cap: table.capacity(),
             capped: table.overflowed(),
@@ -271,6 +288,70 @@ impl GroupTableJson {
             other: table
                 .overflowed()
                 .then(|| GroupJson::new(b"(other)", table.other(), ErrorBound::default())),
+            unlisted_keys,
+            unlisted_memory_bytes,
+        }
+    }
+}
+
+/// Keys of one pattern in one encoding (hash, list, set and zset keys).
+#[derive(Serialize)]
+pub struct PatternEncodingJson {
+    pub pattern: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern_base64: Option<String>,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub encoding: String,
+    pub keys: u64,
+    pub memory_bytes: u64,
+    pub error_keys: u64,
+    pub error_bytes: u64,
+}
+
+/// The pattern × encoding table: the group-table bounds, and rows heaviest first.
+#[derive(Serialize)]
+pub struct PatternEncodingsJson {
+    pub cap: usize,
+    pub capped: bool,
+    pub distinct_kept: usize,
+    pub absent_max_keys: u64,
+    pub absent_max_memory_bytes: u64,
+    pub unlisted_keys: u64,
+    pub unlisted_memory_bytes: u64,
+    pub rows: Vec<PatternEncodingJson>,
+}
+
+impl PatternEncodingsJson {
+    pub fn new(table: &GroupTable, rows: usize) -> Self {
+        let kept = table.rows();
+        let (unlisted_keys, unlisted_memory_bytes) = unlisted(&kept, rows);
+        PatternEncodingsJson {
+            cap: table.capacity(),
+            capped: table.overflowed(),
+            distinct_kept: kept.len(),
+            absent_max_keys: table.absent_bound().keys,
+            absent_max_memory_bytes: table.absent_bound().memory_bytes,
+            unlisted_keys,
+            unlisted_memory_bytes,
+            rows: kept
+                .iter()
+                .take(rows)
+                .map(|r| {
+                    let (type_name, encoding, pattern) = split_name(r.name);
+                    let (pattern, pattern_base64) = text_and_base64(pattern);
+                    PatternEncodingJson {
+                        pattern: pattern.into_owned(),
+                        pattern_base64,
+                        type_name: String::from_utf8_lossy(type_name).into_owned(),
+                        encoding: String::from_utf8_lossy(encoding).into_owned(),
+                        keys: r.stats.keys,
+                        memory_bytes: r.stats.memory_bytes,
+                        error_keys: r.error.keys,
+                        error_bytes: r.error.memory_bytes,
+                    }
+                })
+                .collect(),
         }
     }
 }
@@ -527,6 +608,17 @@ pub fn notes(a: &Analysis<Aggregates>, filtered: bool) -> Vec<String> {
 }
 
 pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool) -> Summary {
+    build_with_rows(a, config, filtered, config.top_n)
+}
+
+/// [`build`] with `rows` rows in each prefix, pattern and pattern-encoding table (`diff`
+/// takes every held row of the dumps it analyses).
+pub fn build_with_rows(
+    a: &Analysis<Aggregates>,
+    config: &AggregateConfig,
+    filtered: bool,
+    rows: usize,
+) -> Summary {
     let m = &a.merged;
     let n = config.top_n;
     Summary {
@@ -602,8 +694,8 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
                 })
                 .collect(),
         },
-        prefixes: PrefixesJson::new(&m.prefixes, n, SortBy::Memory),
-        patterns: GroupTableJson::new(m.patterns.table(), n),
+        prefixes: PrefixesJson::new(&m.prefixes, rows, SortBy::Memory),
+        patterns: GroupTableJson::new(m.patterns.table(), rows),
         top_keys: TopKeysJson {
             n,
             by_memory: top_json(&m.top.by_memory, &a.files),
@@ -647,6 +739,7 @@ pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool)
             .then(|| HistogramJson::new(&m.idle_freq.lfu_freq)),
         notes: notes(a, filtered),
         lint: None,
+        pattern_encodings: PatternEncodingsJson::new(m.encodings.table(), rows),
     }
 }
 

@@ -1,0 +1,352 @@
+//! `rdbscope diff OLD NEW`: each side is read back as a run ([`super::runs`]) — dumps are
+//! analysed here, both sides at once on the pool — and compared ([`crate::report::diff`]).
+//! When both sides are dumps, keys of at least `--min-key-bytes` are compared key by key
+//! (a second pass looks up, on each side, the big keys of the other it did not hold as big)
+//! and the keys that lost their TTL are counted by hash join.
+
+use super::runs::{analyse_dumps, read_summary, DumpSettings, KeyFold, RunInput};
+use super::{keep_verdict, Outcome};
+use crate::analysis;
+use crate::analyze::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes};
+use crate::analyze::top::TopKey;
+use crate::analyze::totals::Totals;
+use crate::analyze::{AggregateConfig, Aggregator, KeyStats};
+use crate::cli::{DiffArgs, DiffFormat};
+use crate::pipeline::Options;
+use crate::progress::Progress;
+use crate::report::diff::{compare, DiffOptions, ExactKeys, Side};
+use crate::report::diff_tables;
+use crate::report::summary_read::{RunSummary, RunTopKey};
+use rustc_hash::FxHashSet;
+use std::fs;
+use std::io::{self, Write};
+use std::ops::AddAssign;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Most key hashes a side keeps to count the keys that lost their TTL (8 bytes each:
+/// 128 MiB); beyond, that count is not given.
+const TTL_JOIN_CAP: usize = 16 << 20;
+
+/// Up to this many names, the lookup pass filters keys by name before decoding values.
+const LOOKUP_FILTER_MAX: usize = 10_000;
+
+/// What `diff` folds beside the report's aggregates when both sides are dumps.
+struct DiffKeys {
+    big: BigKeys,
+    ttl: TtlKeyHashes,
+}
+
+impl KeyFold for DiffKeys {
+    #[inline]
+    fn add(&mut self, k: &KeyStats<'_>) {
+        self.big.add(k);
+        self.ttl.add(k);
+    }
+}
+
+impl AddAssign for DiffKeys {
+    fn add_assign(&mut self, o: DiffKeys) {
+        self.big += o.big;
+        self.ttl += o.ttl;
+    }
+}
+
+/// One side, read back.
+struct Loaded {
+    summary: RunSummary,
+    side: Side,
+    /// Some dump could not be read whole.
+    failed: bool,
+    /// When both sides are dumps: its big keys and TTL hashes.
+    keys: Option<(Vec<TopKey>, Option<Vec<u64>>)>,
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// The paths of OLD and NEW.
+fn sides(args: &DiffArgs) -> io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    if !args.old_runs.is_empty() {
+        return Ok((args.old_runs.clone(), args.new_runs.clone()));
+    }
+    match &args.runs[..] {
+        [old, new] => Ok((vec![old.clone()], vec![new.clone()])),
+        _ => Err(invalid(
+            "diff takes two runs, OLD and NEW (or --old DUMP... --new DUMP...)".into(),
+        )),
+    }
+}
+
+fn load(
+    input: &RunInput,
+    paths: &[PathBuf],
+    settings: &DumpSettings<'_>,
+    compare_keys: Option<(u64, bool)>,
+) -> io::Result<Loaded> {
+    let source = paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match input {
+        RunInput::Summary(path) => {
+            let summary = read_summary(path)?;
+            Ok(Loaded {
+                side: Side {
+                    source,
+                    kind: "summary",
+                    files: summary.files.iter().map(|f| f.path.clone()).collect(),
+                    partial: summary.partial,
+                },
+                summary,
+                failed: false,
+                keys: None,
+            })
+        }
+        RunInput::Dumps(dumps) => {
+            let (min_key_bytes, with_ttl) = compare_keys.unwrap_or((u64::MAX, false));
+            let cap = if compare_keys.is_some() {
+                TTL_JOIN_CAP
+            } else {
+                0
+            };
+            let (summary, failed, keys) = analyse_dumps(dumps, settings, |s| DiffKeys {
+                big: BigKeys::new(min_key_bytes, s.file),
+                ttl: TtlKeyHashes::new(with_ttl, cap),
+            })?;
+            Ok(Loaded {
+                side: Side {
+                    source,
+                    kind: "dumps",
+                    files: summary.files.iter().map(|f| f.path.clone()).collect(),
+                    partial: summary.partial,
+                },
+                summary,
+                failed,
+                keys: compare_keys.map(|_| (keys.big.into_sorted(), keys.ttl.into_sorted())),
+            })
+        }
+    }
+}
+
+/// The lookup pass: keys and totals.
+struct Found {
+    totals: Totals,
+    lookup: KeyLookup,
+}
+
+impl Aggregator for Found {
+    fn add(&mut self, k: &KeyStats<'_>) {
+        self.totals.add(k);
+        self.lookup.add(k);
+    }
+
+    fn totals(&self) -> &Totals {
+        &self.totals
+    }
+}
+
+impl AddAssign for Found {
+    fn add_assign(&mut self, o: Found) {
+        self.totals += o.totals;
+        self.lookup += o.lookup;
+    }
+}
+
+/// A regex matching exactly the key names of `wanted` (any byte, escaped).
+fn names_regex(wanted: &FxHashSet<KeyName>) -> Option<regex::bytes::Regex> {
+    let mut names: Vec<&[u8]> = wanted.iter().map(|(_, k)| &k[..]).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut re = String::from("(?s-u)^(?:");
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            re.push('|');
+        }
+        for b in name.iter() {
+            re.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    re.push_str(")$");
+    regex::bytes::RegexBuilder::new(&re)
+        .size_limit(64 << 20)
+        .build()
+        .ok()
+}
+
+/// The keys of `wanted` as `dumps` hold them (those it holds).
+fn look_up(
+    dumps: &[PathBuf],
+    options: &Options,
+    wanted: FxHashSet<KeyName>,
+) -> io::Result<Vec<TopKey>> {
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut options = options.clone();
+    // The user's filters still apply: a key they leave out is not on this side.
+    if wanted.len() <= LOOKUP_FILTER_MAX {
+        if let Some(re) = names_regex(&wanted) {
+            options.filter.patterns.push(re);
+        }
+    }
+    let wanted = Arc::new(wanted);
+    let quiet = Progress::new(crate::progress::ProgressMode::Never, 0);
+    let a = analysis::analyze(dumps, &options, &quiet, None, |s| Found {
+        totals: Totals::default(),
+        lookup: KeyLookup::new(wanted.clone(), s.file),
+    })?;
+    Ok(a.merged.lookup.into_found())
+}
+
+fn name_of(k: &TopKey) -> KeyName {
+    (k.db, k.key.clone())
+}
+
+/// Every big key of each side and its state on the other side.
+fn exact_keys(
+    (old_dumps, old_big): (&[PathBuf], Vec<TopKey>),
+    (new_dumps, new_big): (&[PathBuf], Vec<TopKey>),
+    options: &Options,
+    min_key_bytes: u64,
+) -> io::Result<ExactKeys> {
+    let names = |keys: &[TopKey]| keys.iter().map(name_of).collect::<FxHashSet<_>>();
+    let (old_names, new_names) = (names(&old_big), names(&new_big));
+    let missing_in_old: FxHashSet<KeyName> = new_names.difference(&old_names).cloned().collect();
+    let missing_in_new: FxHashSet<KeyName> = old_names.difference(&new_names).cloned().collect();
+    let (old_found, new_found) = rayon::join(
+        || look_up(old_dumps, options, missing_in_old),
+        || look_up(new_dumps, options, missing_in_new),
+    );
+    let owned = |keys: Vec<TopKey>, found: Vec<TopKey>| -> Vec<RunTopKey> {
+        keys.iter().chain(&found).map(RunTopKey::from).collect()
+    };
+    Ok(ExactKeys {
+        min_key_bytes,
+        old: owned(old_big, old_found?),
+        new: owned(new_big, new_found?),
+    })
+}
+
+pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
+    let (old_paths, new_paths) = sides(args)?;
+    let old_input = RunInput::classify(&old_paths)?;
+    let new_input = RunInput::classify(&new_paths)?;
+    let stdin =
+        |i: &RunInput| matches!(i, RunInput::Dumps(d) if d.iter().any(|p| p == Path::new("-")));
+    if stdin(&old_input) && stdin(&new_input) {
+        return Err(invalid(
+            "only one side can be read from standard input (-)".into(),
+        ));
+    }
+    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let config = AggregateConfig {
+        top_n: args.top,
+        prefixes: args.rollup.config(),
+    };
+    let lint_config = Arc::new(args.lint.config(&args.rollup));
+    let all_dumps: Vec<PathBuf> = [&old_input, &new_input]
+        .into_iter()
+        .filter_map(|i| match i {
+            RunInput::Dumps(d) => Some(d.clone()),
+            RunInput::Summary(_) => None,
+        })
+        .flatten()
+        .collect();
+    let progress = Progress::for_files(args.run.progress_mode(), &all_dumps);
+    let settings = DumpSettings {
+        options: &options,
+        config: &config,
+        lint: &lint_config,
+        filtered: !options.filter.is_empty(),
+        progress: &progress,
+    };
+    let both_dumps = matches!(
+        (&old_input, &new_input),
+        (RunInput::Dumps(_), RunInput::Dumps(_))
+    );
+    let compare_keys = |with_ttl| both_dumps.then_some((args.min_key_bytes, with_ttl));
+    let (old, new) = rayon::join(
+        || load(&old_input, &old_paths, &settings, compare_keys(true)),
+        || load(&new_input, &new_paths, &settings, compare_keys(false)),
+    );
+    progress.finish();
+    let (mut old, mut new) = (old?, new?);
+    let (mut exact, mut lost_ttl) = (None, None);
+    if let (RunInput::Dumps(od), RunInput::Dumps(nd), Some((ob, ot)), Some((nb, nt))) =
+        (&old_input, &new_input, old.keys.take(), new.keys.take())
+    {
+        exact = Some(exact_keys(
+            (od, ob),
+            (nd, nb),
+            &options,
+            args.min_key_bytes,
+        )?);
+        if let (Some(with_ttl), Some(without)) = (ot, nt) {
+            lost_ttl = Some(shared(&with_ttl, &without));
+        }
+    }
+    let diff_options = DiffOptions {
+        rows: args.rows,
+        min_change: args.min_change,
+        fail_on_growth: args.fail_on_growth,
+        fail_on_prefix_growth: args.fail_on_prefix_growth,
+    };
+    let mut diff = compare(
+        (old.side.clone(), &old.summary),
+        (new.side.clone(), &new.summary),
+        exact.as_ref(),
+        lost_ttl,
+        &diff_options,
+    );
+    if both_dumps && lost_ttl.is_none() {
+        diff.notes.push(format!(
+            "keys that lost their TTL are not counted key by key: a side holds more than {TTL_JOIN_CAP} keys to match"
+        ));
+    }
+    if let Some(dir) = &args.out_dir {
+        fs::create_dir_all(dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("--out-dir {}: {e}", dir.display())))?;
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.join(name);
+            fs::write(&path, bytes)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        };
+        write("diff.txt", diff_tables::render(&diff).as_bytes())?;
+        let mut csv = Vec::new();
+        diff_tables::write_csv(&mut csv, &diff)?;
+        write("diff.csv", &csv)?;
+        let mut json = serde_json::to_vec_pretty(&diff).map_err(io::Error::from)?;
+        json.push(b'\n');
+        write("diff.json", &json)?;
+    }
+    let outcome = if old.failed || new.failed {
+        Outcome::Failed
+    } else if !diff.alerts.is_empty() {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    };
+    for a in &diff.alerts {
+        if !args.run.quiet {
+            eprintln!(
+                "rdbscope: alert {}: {} grew {} (limit {} %)",
+                a.flag,
+                a.subject,
+                a.growth_percent
+                    .map_or_else(|| "from nothing".into(), |p| format!("{p:.1} %")),
+                a.limit_percent
+            );
+        }
+    }
+    let written = match args.format {
+        DiffFormat::Table => out.write_all(diff_tables::render(&diff).as_bytes()),
+        DiffFormat::Csv => diff_tables::write_csv(&mut out, &diff),
+        DiffFormat::Json => serde_json::to_writer_pretty(&mut out, &diff)
+            .map_err(io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
+    };
+    keep_verdict(written.and_then(|()| out.flush()), outcome)
+}

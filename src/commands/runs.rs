@@ -1,0 +1,192 @@
+//! Reading a run back: what a command argument naming a run stands for — dumps to analyse
+//! now, a `report --out-dir` directory, or its summary.json — and the run as a
+//! [`RunSummary`], so runs of either kind compare the same way.
+
+use crate::analysis::{self, Analysis};
+use crate::analyze::totals::Totals;
+use crate::analyze::{AggregateConfig, Aggregates, Aggregator, KeyStats, Source};
+use crate::lint::{self, LintConfig, LintReport, Linted, Thresholds};
+use crate::pipeline::Options;
+use crate::progress::Progress;
+use crate::report::lint as lint_output;
+use crate::report::summary::{self, Summary};
+use crate::report::summary_read::RunSummary;
+use std::fs;
+use std::io;
+use std::ops::AddAssign;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What the arguments naming one run stand for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunInput {
+    /// Dumps (one per cluster shard) to analyse.
+    Dumps(Vec<PathBuf>),
+    /// A summary.json, given as such or as the `report --out-dir` directory holding it.
+    Summary(PathBuf),
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// Whether `path` holds a JSON document rather than a dump: its first non-blank byte is `{`.
+fn looks_like_json(path: &Path) -> io::Result<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let n = fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    Ok(head[..n]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{'))
+}
+
+impl RunInput {
+    /// What `paths` name: one directory (a `report --out-dir`), one summary.json, or dumps.
+    pub fn classify(paths: &[PathBuf]) -> io::Result<RunInput> {
+        let [path] = paths else {
+            if let Some(p) = paths.iter().find(|p| p.is_dir()) {
+                return Err(invalid(format!(
+                    "{}: a directory among several arguments: name one report directory, or dumps",
+                    p.display()
+                )));
+            }
+            return Ok(RunInput::Dumps(paths.to_vec()));
+        };
+        if path.is_dir() {
+            let file = path.join("summary.json");
+            if !file.is_file() {
+                return Err(invalid(format!(
+                    "{}: no summary.json in this directory (rdbscope report --out-dir writes one)",
+                    path.display()
+                )));
+            }
+            return Ok(RunInput::Summary(file));
+        }
+        if path != Path::new("-") && looks_like_json(path)? {
+            return Ok(RunInput::Summary(path.clone()));
+        }
+        Ok(RunInput::Dumps(paths.to_vec()))
+    }
+}
+
+/// A summary.json file read back.
+pub fn read_summary(path: &Path) -> io::Result<RunSummary> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    RunSummary::parse(&text, &path.display().to_string()).map_err(invalid)
+}
+
+/// How dumps are analysed into a run.
+pub struct DumpSettings<'a> {
+    pub options: &'a Options,
+    pub config: &'a AggregateConfig,
+    pub lint: &'a Arc<LintConfig>,
+    pub filtered: bool,
+    pub progress: &'a Progress,
+}
+
+/// `summary.json` with its `lint` section (the thresholds beside the findings), with
+/// `rows` rows in each prefix, pattern and pattern-encoding table.
+pub fn summary_with_lint(
+    a: &Analysis<Aggregates>,
+    lint: &LintReport,
+    thresholds: &Thresholds,
+    config: &AggregateConfig,
+    filtered: bool,
+    rows: usize,
+) -> Summary {
+    let mut s = summary::build_with_rows(a, config, filtered, rows);
+    let mut lint_json = lint_output::json(lint);
+    if let Some(section) = lint_json.as_object_mut() {
+        // The thresholds the findings were judged by, so two runs can be compared.
+        let thresholds = serde_json::to_value(thresholds).unwrap_or_default();
+        section.insert("thresholds".into(), thresholds);
+    }
+    s.lint = Some(lint_json);
+    s
+}
+
+/// What a command folds keys into beside the report's aggregates, in the same pass.
+pub trait KeyFold: AddAssign + Send + Sized {
+    fn add(&mut self, key: &KeyStats<'_>);
+}
+
+/// Nothing beside the report's aggregates.
+pub struct NoExtra;
+
+impl KeyFold for NoExtra {
+    fn add(&mut self, _: &KeyStats<'_>) {}
+}
+
+impl AddAssign for NoExtra {
+    fn add_assign(&mut self, _: NoExtra) {}
+}
+
+/// Dumps analysed with lint into the summary a report would write (every held row of the
+/// group tables), whether some dump failed, and `extra` fed the same keys.
+pub fn analyse_dumps<E: KeyFold>(
+    dumps: &[PathBuf],
+    settings: &DumpSettings<'_>,
+    extra: impl Fn(Source) -> E + Sync,
+) -> io::Result<(RunSummary, bool, E)> {
+    let make = |source| WithExtra {
+        linted: Linted::new(settings.config, settings.lint, source),
+        extra: extra(source),
+    };
+    let a = analysis::analyze(dumps, settings.options, settings.progress, None, make)?;
+    let failed = a.failed();
+    let Analysis { files, merged } = a;
+    let WithExtra { linted, extra } = merged;
+    let (a, lint) = lint::evaluate(Analysis {
+        files,
+        merged: linted,
+    });
+    let s = summary_with_lint(
+        &a,
+        &lint,
+        &settings.lint.thresholds,
+        settings.config,
+        settings.filtered,
+        usize::MAX,
+    );
+    let origin = dumps
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let run = RunSummary::of(&s, &origin).map_err(invalid)?;
+    Ok((run, failed, extra))
+}
+
+/// The report's aggregates with lint, and another aggregator fed the same keys.
+struct WithExtra<E> {
+    linted: Linted,
+    extra: E,
+}
+
+impl<E: KeyFold> Aggregator for WithExtra<E> {
+    #[inline]
+    fn add(&mut self, k: &KeyStats<'_>) {
+        self.linted.add(k);
+        self.extra.add(k);
+    }
+
+    #[inline]
+    fn prefetch(&self, k: &KeyStats<'_>) {
+        self.linted.prefetch(k);
+    }
+
+    fn totals(&self) -> &Totals {
+        self.linted.totals()
+    }
+}
+
+impl<E: KeyFold> AddAssign for WithExtra<E> {
+    fn add_assign(&mut self, o: Self) {
+        self.linted += o.linted;
+        self.extra += o.extra;
+    }
+}

@@ -1,0 +1,1106 @@
+//! `diff`: what changed between two runs, computed from their summaries read back
+//! ([`RunSummary`]) — totals, prefixes and patterns, big keys, TTL classes, lint findings,
+//! encoding crossings — and the alerts `--fail-on-growth` / `--fail-on-prefix-growth` raise.
+//!
+//! Prefix and pattern rows come from heavy-hitter tables, so a side's figure for a name is a
+//! range: a listed row counts at least its figure and at most its error bound more; a name
+//! a side does not list holds at most what that side's bounds allow (see
+//! docs/summary-json.md). A change is stated only as far as both ranges allow: when the
+//! ranges overlap, the change is "within bounds", not a number.
+
+use super::summary_read::{
+    RunCounts, RunFile, RunFinding, RunGroup, RunGroupTable, RunLint, RunPatternEncodings,
+    RunSummary, RunTableBounds, RunTopKey,
+};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What `diff` was asked for.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// Rows per list (growers, shrinkers, …).
+    pub rows: usize,
+    /// Changes of less memory than this are left out of the lists.
+    pub min_change: u64,
+    /// Alert when total memory grew by more than this percentage.
+    pub fail_on_growth: Option<f64>,
+    /// Alert when a prefix's memory grew by more than this percentage.
+    pub fail_on_prefix_growth: Option<f64>,
+}
+
+/// One side of the comparison.
+#[derive(Clone, Debug, Serialize)]
+pub struct Side {
+    /// The arguments as given.
+    pub source: String,
+    /// `dumps` (analysed by this run) or `summary` (a summary.json read back).
+    pub kind: &'static str,
+    pub files: Vec<String>,
+    pub partial: bool,
+}
+
+/// Every key above a size, on both sides, with each one's state on the other side: when
+/// both sides are dumps, big keys are compared exactly.
+#[derive(Clone, Debug)]
+pub struct ExactKeys {
+    pub min_key_bytes: u64,
+    /// Every OLD key of at least `min_key_bytes`, and OLD's state of every NEW key of at
+    /// least `min_key_bytes` that OLD holds.
+    pub old: Vec<RunTopKey>,
+    /// The same for NEW.
+    pub new: Vec<RunTopKey>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MetricChange {
+    pub old: u64,
+    pub new: u64,
+    pub change: i64,
+    /// `null` when `old` is 0.
+    pub change_percent: Option<f64>,
+}
+
+impl MetricChange {
+    pub fn new(old: u64, new: u64) -> Self {
+        MetricChange {
+            old,
+            new,
+            change: signed_change(old, new),
+            change_percent: (old > 0).then(|| (new as f64 - old as f64) * 100.0 / old as f64),
+        }
+    }
+}
+
+fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// `new - old`, saturating.
+pub fn signed_change(old: u64, new: u64) -> i64 {
+    signed(new).saturating_sub(signed(old))
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CountsChange {
+    pub keys: MetricChange,
+    pub memory_bytes: MetricChange,
+    pub serialized_bytes: MetricChange,
+    pub elements: MetricChange,
+    pub keys_with_ttl: MetricChange,
+}
+
+impl CountsChange {
+    fn new(old: &RunCounts, new: &RunCounts) -> Self {
+        CountsChange {
+            keys: MetricChange::new(old.keys, new.keys),
+            memory_bytes: MetricChange::new(old.memory_bytes, new.memory_bytes),
+            serialized_bytes: MetricChange::new(old.serialized_bytes, new.serialized_bytes),
+            elements: MetricChange::new(old.elements, new.elements),
+            keys_with_ttl: MetricChange::new(old.keys_with_ttl, new.keys_with_ttl),
+        }
+    }
+
+    pub fn changed(&self) -> bool {
+        [
+            self.keys,
+            self.memory_bytes,
+            self.serialized_bytes,
+            self.elements,
+            self.keys_with_ttl,
+        ]
+        .iter()
+        .any(|m| m.change != 0)
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DbChange {
+    pub db: u64,
+    #[serde(flatten)]
+    pub counts: CountsChange,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TypeChange {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    #[serde(flatten)]
+    pub counts: CountsChange,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EncodingChange {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub encoding: String,
+    #[serde(flatten)]
+    pub counts: CountsChange,
+}
+
+/// What a side holds for a name: at least `min`, at most `max` (equal when exact).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Range {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// A change between two [`Range`]s: anywhere from `min` to `max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Delta {
+    pub min: i64,
+    pub max: i64,
+    /// The ranges overlap: the change may be 0 — too small for the rows' error bounds
+    /// to give it a sign, so it is not stated as a number.
+    pub within_bounds: bool,
+}
+
+impl Delta {
+    fn between(old: Range, new: Range) -> Self {
+        let min = signed(new.min).saturating_sub(signed(old.max));
+        let max = signed(new.max).saturating_sub(signed(old.min));
+        Delta {
+            min,
+            max,
+            within_bounds: min <= 0 && max >= 0 && (min, max) != (0, 0),
+        }
+    }
+
+    pub fn exact(&self) -> bool {
+        self.min == self.max
+    }
+
+    /// The largest change the ranges allow, either way.
+    fn largest(&self) -> u64 {
+        self.min.unsigned_abs().max(self.max.unsigned_abs())
+    }
+}
+
+/// How a prefix or pattern changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupStatus {
+    /// Not on OLD, on NEW.
+    Appeared,
+    /// On OLD, not on NEW.
+    Vanished,
+    Grew,
+    Shrank,
+    /// Changed by less than the rows' error bounds allow to tell.
+    WithinBounds,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupChange {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_base64: Option<String>,
+    /// By memory.
+    pub status: GroupStatus,
+    pub old_keys: Range,
+    pub new_keys: Range,
+    pub keys_change: Delta,
+    pub old_memory_bytes: Range,
+    pub new_memory_bytes: Range,
+    pub memory_change: Delta,
+    /// The least growth (or shrinkage) the ranges allow, in percent of the most (least)
+    /// OLD may have held; `null` for a name OLD did not hold.
+    pub memory_change_percent: Option<f64>,
+}
+
+/// The changes of one prefix depth, or of the patterns.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GroupTableChange {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    /// Names whose memory surely changed by at least `--min-change`, by status.
+    pub appeared: usize,
+    pub vanished: usize,
+    pub grew: usize,
+    pub shrank: usize,
+    /// Names that may have changed by `--min-change` or more, but by less than their
+    /// rows' error bounds allow to tell.
+    pub within_bounds: usize,
+    /// Heaviest first; at most `rows` each. Appeared and vanished names are listed apart.
+    pub growers_by_memory: Vec<GroupChange>,
+    pub shrinkers_by_memory: Vec<GroupChange>,
+    pub growers_by_keys: Vec<GroupChange>,
+    pub shrinkers_by_keys: Vec<GroupChange>,
+    pub appeared_names: Vec<GroupChange>,
+    pub vanished_names: Vec<GroupChange>,
+}
+
+impl GroupTableChange {
+    /// Some name surely changed (a change within bounds may be none).
+    fn changed(&self) -> bool {
+        self.appeared + self.vanished + self.grew + self.shrank > 0
+    }
+}
+
+/// How a big key changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyStatus {
+    /// Not in OLD.
+    New,
+    /// Not in NEW.
+    Vanished,
+    Grew,
+    Shrank,
+    /// In NEW's top N but not in OLD's: OLD held it with at most `old_memory_at_most`, or
+    /// not at all.
+    EnteredTop,
+    /// In OLD's top N but not in NEW's.
+    LeftTop,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct KeyChange {
+    pub status: KeyStatus,
+    pub db: u64,
+    pub key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_base64: Option<String>,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub old_encoding: Option<String>,
+    pub new_encoding: Option<String>,
+    pub old_memory_bytes: Option<u64>,
+    pub new_memory_bytes: Option<u64>,
+    /// For a key that left or entered a top N: the most the side that does not list it
+    /// may hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_memory_at_most: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_memory_at_most: Option<u64>,
+    pub old_elements: Option<u64>,
+    pub new_elements: Option<u64>,
+}
+
+impl KeyChange {
+    /// The memory change, as far as it is known (a side's "at most" counts as 0).
+    pub fn memory_change(&self) -> i64 {
+        signed(self.new_memory_bytes.unwrap_or(0))
+            .saturating_sub(signed(self.old_memory_bytes.unwrap_or(0)))
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BigKeysChange {
+    /// Keys of each side's top N by memory compared.
+    pub n: usize,
+    /// When both sides are dumps: every key of at least this many bytes was compared,
+    /// exactly.
+    pub exact_above_bytes: Option<u64>,
+    /// Biggest change first.
+    pub keys: Vec<KeyChange>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TtlClassChange {
+    pub bucket: String,
+    pub keys: MetricChange,
+    pub memory_bytes: MetricChange,
+}
+
+/// A pattern whose keys without a TTL grew by more than its keys: keys lost their TTL
+/// (or new keys came without one while others went).
+#[derive(Clone, Debug, Serialize)]
+pub struct TtlLossChange {
+    pub pattern: String,
+    pub keys_change: i64,
+    pub no_ttl_keys_change: i64,
+    /// `no_ttl_keys_change` less the growth in keys: keys that went without a TTL.
+    pub lost_ttl_keys: u64,
+    /// Both rows exact.
+    pub exact: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StormChange {
+    pub minute_start_ms: i64,
+    pub keys: u64,
+    pub memory_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TtlChange {
+    pub classes: Vec<TtlClassChange>,
+    pub keys_without_ttl: MetricChange,
+    /// Keys that had a TTL in OLD and have none in NEW, counted key by key (both sides
+    /// dumps); `null` otherwise.
+    pub lost_ttl_keys: Option<u64>,
+    /// By pattern (net figures), at most `rows`.
+    pub lost_ttl_by_pattern: Vec<TtlLossChange>,
+    /// Expiry minutes among NEW's busiest that OLD did not list.
+    pub new_storms: Vec<StormChange>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RuleChange {
+    pub rule: String,
+    pub severity: String,
+    pub findings: MetricChange,
+    pub keys: MetricChange,
+    pub memory_bytes: MetricChange,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingChange {
+    pub rule: String,
+    pub severity: String,
+    pub db: Option<u64>,
+    pub subject_kind: &'static str,
+    pub subject: String,
+    pub keys: u64,
+    pub memory_bytes: u64,
+    /// `false` when the other side listed only its worst findings of this rule
+    /// (`--max-findings`): the finding may be there unlisted.
+    pub certain: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LintChange {
+    /// Rules whose counts changed.
+    pub rules: Vec<RuleChange>,
+    pub new: Vec<FindingChange>,
+    pub resolved: Vec<FindingChange>,
+}
+
+/// Keys of a pattern that moved between a compact encoding and its big one.
+#[derive(Clone, Debug, Serialize)]
+pub struct Crossing {
+    pub pattern: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub from: String,
+    pub to: String,
+    /// Net keys that moved (the smaller of what `from` lost and `to` gained).
+    pub keys: u64,
+    /// Memory of the pattern's keys of this type, every encoding.
+    pub old_memory_bytes: u64,
+    pub new_memory_bytes: u64,
+    /// Every row involved was exact on both sides.
+    pub exact: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Alert {
+    pub flag: &'static str,
+    /// `total memory` or the prefix.
+    pub subject: String,
+    pub growth_percent: Option<f64>,
+    pub limit_percent: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Diff {
+    pub old: Side,
+    pub new: Side,
+    /// Whether something surely differs: totals, or a listed change (a prefix or pattern
+    /// change within its error bounds may be none).
+    pub changed: bool,
+    pub totals: CountsChange,
+    pub by_db: Vec<DbChange>,
+    pub by_type: Vec<TypeChange>,
+    pub by_encoding: Vec<EncodingChange>,
+    pub prefixes: Vec<GroupTableChange>,
+    pub patterns: GroupTableChange,
+    pub big_keys: BigKeysChange,
+    pub ttl: TtlChange,
+    pub lint: Option<LintChange>,
+    pub encoding_crossings: Vec<Crossing>,
+    pub alerts: Vec<Alert>,
+    pub notes: Vec<String>,
+}
+
+/// Merges two lists keyed by `key` into (key, old, new) rows, in key order.
+fn paired<'a, K: Ord + Clone, T>(
+    old: &'a [T],
+    new: &'a [T],
+    key: impl Fn(&T) -> K,
+) -> Vec<(K, Option<&'a T>, Option<&'a T>)> {
+    let mut rows: BTreeMap<K, (Option<&T>, Option<&T>)> = BTreeMap::new();
+    for o in old {
+        rows.entry(key(o)).or_default().0 = Some(o);
+    }
+    for n in new {
+        rows.entry(key(n)).or_default().1 = Some(n);
+    }
+    rows.into_iter().map(|(k, (o, n))| (k, o, n)).collect()
+}
+
+fn counts_change(old: Option<&RunCounts>, new: Option<&RunCounts>) -> CountsChange {
+    let zero = RunCounts::default();
+    CountsChange::new(old.unwrap_or(&zero), new.unwrap_or(&zero))
+}
+
+/// What a side may hold for a name its table does not list: nothing when the table lists
+/// every name it ever saw; else up to what a name out of the table may hold, plus, when
+/// the listed rows were cut short, what an unlisted held name may hold.
+fn unlisted_range(
+    bounds: &RunTableBounds,
+    listed: usize,
+    last_memory: Option<u64>,
+) -> (Range, Range) {
+    let cut_short = bounds.distinct_kept > listed;
+    let (mut keys, mut memory) = (bounds.absent_max_keys, bounds.absent_max_memory_bytes);
+    if cut_short {
+        keys = keys.saturating_add(bounds.unlisted_keys.unwrap_or(u64::MAX));
+        let held = match (bounds.unlisted_memory_bytes, last_memory) {
+            (Some(u), Some(l)) => u.min(l),
+            (Some(u), None) => u,
+            (None, Some(l)) => l,
+            (None, None) => u64::MAX,
+        };
+        memory = memory.saturating_add(held);
+    }
+    (
+        Range { min: 0, max: keys },
+        Range {
+            min: 0,
+            max: memory,
+        },
+    )
+}
+
+fn row_ranges(g: &RunGroup) -> (Range, Range) {
+    (
+        Range {
+            min: g.keys,
+            max: g.keys.saturating_add(g.error_keys),
+        },
+        Range {
+            min: g.memory_bytes,
+            max: g.memory_bytes.saturating_add(g.error_bytes),
+        },
+    )
+}
+
+/// The changes of one table; with `alerts`, every prefix that grew past
+/// `--fail-on-prefix-growth` is added to it.
+fn group_changes(
+    old: &RunGroupTable,
+    new: &RunGroupTable,
+    depth: Option<usize>,
+    options: &DiffOptions,
+    alerts: Option<&mut Vec<Alert>>,
+) -> GroupTableChange {
+    let absent = |t: &RunGroupTable| {
+        unlisted_range(
+            &t.bounds,
+            t.rows.len(),
+            t.rows.last().map(|r| r.memory_bytes),
+        )
+    };
+    let (old_absent, new_absent) = (absent(old), absent(new));
+    let mut out = GroupTableChange {
+        depth,
+        ..GroupTableChange::default()
+    };
+    let mut changes = Vec::new();
+    for (_, o, n) in paired(&old.rows, &new.rows, |g| g.name.clone()) {
+        let (old_keys, old_memory) = o.map_or(old_absent, row_ranges);
+        let (new_keys, new_memory) = n.map_or(new_absent, row_ranges);
+        let keys_change = Delta::between(old_keys, new_keys);
+        let memory_change = Delta::between(old_memory, new_memory);
+        if (
+            memory_change.min,
+            memory_change.max,
+            keys_change.min,
+            keys_change.max,
+        ) == (0, 0, 0, 0)
+            || memory_change.largest() < options.min_change
+        {
+            continue;
+        }
+        let status = if old_keys.max == 0 && new_keys.min > 0 {
+            GroupStatus::Appeared
+        } else if old_keys.min > 0 && new_keys.max == 0 {
+            GroupStatus::Vanished
+        } else if memory_change.min > 0 {
+            GroupStatus::Grew
+        } else if memory_change.max < 0 {
+            GroupStatus::Shrank
+        } else if memory_change.within_bounds {
+            GroupStatus::WithinBounds
+        } else if keys_change.min > 0 {
+            // Same memory, more keys.
+            GroupStatus::Grew
+        } else if keys_change.max < 0 {
+            GroupStatus::Shrank
+        } else {
+            GroupStatus::WithinBounds
+        };
+        let memory_change_percent = match status {
+            GroupStatus::Appeared => None,
+            _ if memory_change.min > 0 => Some(pct(memory_change.min, old_memory.max)),
+            _ if memory_change.max < 0 => Some(pct(memory_change.max, old_memory.min)),
+            _ if memory_change.exact() => Some(0.0),
+            _ => None,
+        };
+        let g = n.or(o).expect("a paired row has a side");
+        changes.push(GroupChange {
+            name: g.name.clone(),
+            name_base64: g.name_base64.clone(),
+            status,
+            old_keys,
+            new_keys,
+            keys_change,
+            old_memory_bytes: old_memory,
+            new_memory_bytes: new_memory,
+            memory_change,
+            memory_change_percent,
+        });
+    }
+    if let (Some(alerts), Some(limit)) = (alerts, options.fail_on_prefix_growth) {
+        for c in changes.iter().filter(|c| c.memory_change.min > 0) {
+            let p = c.memory_change_percent.unwrap_or(f64::INFINITY);
+            if p > limit {
+                alerts.push(Alert {
+                    flag: "--fail-on-prefix-growth",
+                    subject: c.name.clone(),
+                    growth_percent: p.is_finite().then_some(p),
+                    limit_percent: limit,
+                });
+            }
+        }
+    }
+    for c in &changes {
+        match c.status {
+            GroupStatus::Appeared => out.appeared += 1,
+            GroupStatus::Vanished => out.vanished += 1,
+            GroupStatus::Grew => out.grew += 1,
+            GroupStatus::Shrank => out.shrank += 1,
+            GroupStatus::WithinBounds => out.within_bounds += 1,
+        }
+    }
+    // Appeared and vanished names have their own lists.
+    let certain = |c: &&GroupChange| matches!(c.status, GroupStatus::Grew | GroupStatus::Shrank);
+    let pick = |keep: &dyn Fn(&GroupChange) -> bool, rank: &dyn Fn(&GroupChange) -> i64| {
+        let mut v: Vec<GroupChange> = changes
+            .iter()
+            .filter(certain)
+            .filter(|c| keep(c))
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| rank(b).cmp(&rank(a)).then_with(|| a.name.cmp(&b.name)));
+        v.truncate(options.rows);
+        v
+    };
+    out.growers_by_memory = pick(&|c| c.memory_change.min > 0, &|c| c.memory_change.min);
+    out.shrinkers_by_memory = pick(&|c| c.memory_change.max < 0, &|c| -c.memory_change.max);
+    out.growers_by_keys = pick(&|c| c.keys_change.min > 0, &|c| c.keys_change.min);
+    out.shrinkers_by_keys = pick(&|c| c.keys_change.max < 0, &|c| -c.keys_change.max);
+    let listed = |status: GroupStatus, rank: &dyn Fn(&GroupChange) -> u64| {
+        let mut v: Vec<GroupChange> = changes
+            .iter()
+            .filter(|c| c.status == status)
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| rank(b).cmp(&rank(a)).then_with(|| a.name.cmp(&b.name)));
+        v.truncate(options.rows);
+        v
+    };
+    out.appeared_names = listed(GroupStatus::Appeared, &|c| c.new_memory_bytes.min);
+    out.vanished_names = listed(GroupStatus::Vanished, &|c| c.old_memory_bytes.min);
+    out
+}
+
+fn pct(change: i64, of: u64) -> f64 {
+    if of == 0 {
+        f64::INFINITY
+    } else {
+        change as f64 * 100.0 / of as f64
+    }
+}
+
+type KeyId = (u64, String);
+
+fn key_id(k: &RunTopKey) -> KeyId {
+    (k.db, k.key.clone())
+}
+
+fn key_change(status: KeyStatus, old: Option<&RunTopKey>, new: Option<&RunTopKey>) -> KeyChange {
+    let k = new.or(old).expect("a key change has a side");
+    KeyChange {
+        status,
+        db: k.db,
+        key: k.key.clone(),
+        key_base64: k.key_base64.clone(),
+        type_name: k.type_name.clone(),
+        old_encoding: old.map(|o| o.encoding.clone()),
+        new_encoding: new.map(|n| n.encoding.clone()),
+        old_memory_bytes: old.map(|o| o.memory_bytes),
+        new_memory_bytes: new.map(|n| n.memory_bytes),
+        old_memory_at_most: None,
+        new_memory_at_most: None,
+        old_elements: old.and_then(|o| o.elements),
+        new_elements: new.and_then(|n| n.elements),
+    }
+}
+
+/// Grew, shrank, or `None` when nothing the lists show changed.
+fn size_status(o: &RunTopKey, n: &RunTopKey) -> Option<KeyStatus> {
+    match (
+        n.memory_bytes.cmp(&o.memory_bytes),
+        n.elements.cmp(&o.elements),
+    ) {
+        (std::cmp::Ordering::Greater, _) => Some(KeyStatus::Grew),
+        (std::cmp::Ordering::Less, _) => Some(KeyStatus::Shrank),
+        (_, std::cmp::Ordering::Greater) => Some(KeyStatus::Grew),
+        (_, std::cmp::Ordering::Less) => Some(KeyStatus::Shrank),
+        _ if n.encoding != o.encoding || n.type_name != o.type_name => Some(KeyStatus::Grew),
+        _ => None,
+    }
+}
+
+fn big_keys(
+    old: &RunSummary,
+    new: &RunSummary,
+    exact: Option<&ExactKeys>,
+    options: &DiffOptions,
+) -> BigKeysChange {
+    let mut keys = Vec::new();
+    let mut seen: BTreeSet<KeyId> = BTreeSet::new();
+    if let Some(exact) = exact {
+        for (id, o, n) in paired(&exact.old, &exact.new, key_id) {
+            let status = match (o, n) {
+                (None, Some(_)) => Some(KeyStatus::New),
+                (Some(_), None) => Some(KeyStatus::Vanished),
+                (Some(o), Some(n)) => size_status(o, n),
+                (None, None) => None,
+            };
+            if let Some(status) = status {
+                keys.push(key_change(status, o, n));
+            }
+            seen.insert(id);
+        }
+    }
+    let (ot, nt) = (&old.top_keys, &new.top_keys);
+    // A list shorter than its n holds every key of its run.
+    let floor = |t: &super::summary_read::RunTopKeys| {
+        (t.by_memory.len() >= t.n).then(|| t.by_memory.last().map_or(0, |k| k.memory_bytes))
+    };
+    let (old_floor, new_floor) = (floor(ot), floor(nt));
+    for (id, o, n) in paired(&ot.by_memory, &nt.by_memory, key_id) {
+        if seen.contains(&id) {
+            continue;
+        }
+        let change = match (o, n) {
+            (Some(o), Some(n)) => size_status(o, n).map(|s| key_change(s, Some(o), Some(n))),
+            (None, Some(n)) => Some(match old_floor {
+                None => key_change(KeyStatus::New, None, Some(n)),
+                Some(at_most) => KeyChange {
+                    old_memory_at_most: Some(at_most),
+                    ..key_change(KeyStatus::EnteredTop, None, Some(n))
+                },
+            }),
+            (Some(o), None) => Some(match new_floor {
+                None => key_change(KeyStatus::Vanished, Some(o), None),
+                Some(at_most) => KeyChange {
+                    new_memory_at_most: Some(at_most),
+                    ..key_change(KeyStatus::LeftTop, Some(o), None)
+                },
+            }),
+            (None, None) => None,
+        };
+        keys.extend(change);
+    }
+    keys.retain(|k| k.memory_change().unsigned_abs() >= options.min_change);
+    keys.sort_by(|a, b| {
+        b.memory_change()
+            .unsigned_abs()
+            .cmp(&a.memory_change().unsigned_abs())
+            .then_with(|| (a.db, &a.key).cmp(&(b.db, &b.key)))
+    });
+    BigKeysChange {
+        n: ot.n.min(nt.n),
+        exact_above_bytes: exact.map(|e| e.min_key_bytes),
+        keys,
+    }
+}
+
+fn ttl_change(
+    old: &RunSummary,
+    new: &RunSummary,
+    lost_ttl_keys: Option<u64>,
+    options: &DiffOptions,
+) -> TtlChange {
+    let classes = paired(&old.ttl.buckets, &new.ttl.buckets, |b| b.bucket.clone())
+        .into_iter()
+        .map(|(bucket, o, n)| TtlClassChange {
+            keys: MetricChange::new(o.map_or(0, |b| b.tally.keys), n.map_or(0, |b| b.tally.keys)),
+            memory_bytes: MetricChange::new(
+                o.map_or(0, |b| b.tally.memory_bytes),
+                n.map_or(0, |b| b.tally.memory_bytes),
+            ),
+            bucket,
+        })
+        .collect::<Vec<_>>();
+    // Classes in the order summary.json lists them.
+    let order: Vec<&str> = new
+        .ttl
+        .buckets
+        .iter()
+        .chain(&old.ttl.buckets)
+        .map(|b| b.bucket.as_str())
+        .collect();
+    let mut classes = classes;
+    classes.sort_by_key(|c| order.iter().position(|b| *b == c.bucket));
+    let mut lost: Vec<TtlLossChange> =
+        paired(&old.patterns.rows, &new.patterns.rows, |g| g.name.clone())
+            .into_iter()
+            .filter_map(|(pattern, o, n)| {
+                let (o, n) = (o?, n?);
+                let keys_change = signed(n.keys).saturating_sub(signed(o.keys));
+                let no_ttl_change = signed(n.no_ttl_keys).saturating_sub(signed(o.no_ttl_keys));
+                let lost = no_ttl_change.saturating_sub(keys_change.max(0));
+                (lost > 0).then(|| TtlLossChange {
+                    pattern,
+                    keys_change,
+                    no_ttl_keys_change: no_ttl_change,
+                    lost_ttl_keys: lost.unsigned_abs(),
+                    exact: o.error_keys == 0 && n.error_keys == 0,
+                })
+            })
+            .collect();
+    lost.sort_by(|a, b| {
+        b.lost_ttl_keys
+            .cmp(&a.lost_ttl_keys)
+            .then_with(|| a.pattern.cmp(&b.pattern))
+    });
+    lost.truncate(options.rows);
+    let old_minutes: BTreeSet<i64> = old
+        .ttl
+        .expiry_storms
+        .iter()
+        .map(|s| s.minute_start_ms)
+        .collect();
+    let new_storms = new
+        .ttl
+        .expiry_storms
+        .iter()
+        .filter(|s| !old_minutes.contains(&s.minute_start_ms))
+        .map(|s| StormChange {
+            minute_start_ms: s.minute_start_ms,
+            keys: s.tally.keys,
+            memory_bytes: s.tally.memory_bytes,
+        })
+        .collect();
+    TtlChange {
+        classes,
+        keys_without_ttl: MetricChange::new(
+            old.totals.keys.saturating_sub(old.totals.keys_with_ttl),
+            new.totals.keys.saturating_sub(new.totals.keys_with_ttl),
+        ),
+        lost_ttl_keys,
+        lost_ttl_by_pattern: lost,
+        new_storms,
+    }
+}
+
+type FindingId = (String, Option<u64>, &'static str, String);
+
+/// A finding's identity across runs; a dump is named by its place on the command line
+/// (`files`), since the two runs' dumps have different paths.
+fn finding_id(f: &RunFinding, files: &[RunFile]) -> FindingId {
+    let (kind, subject) = f.subject();
+    let subject = match files.iter().position(|p| p.path == subject) {
+        Some(i) if kind == "file" => format!("dump #{}", i + 1),
+        _ => subject,
+    };
+    (f.rule.clone(), f.db, kind, subject)
+}
+
+fn lint_change(old: &RunSummary, new: &RunSummary) -> Option<LintChange> {
+    let (old_files, new_files) = (&old.files, &new.files);
+    let (old, new) = (old.lint.as_ref()?, new.lint.as_ref()?);
+    let rules: Vec<RuleChange> = paired(&old.summary, &new.summary, |r| r.rule.clone())
+        .into_iter()
+        .map(|(rule, o, n)| RuleChange {
+            severity: n.or(o).map(|r| r.severity.clone()).unwrap_or_default(),
+            findings: MetricChange::new(o.map_or(0, |r| r.findings), n.map_or(0, |r| r.findings)),
+            keys: MetricChange::new(o.map_or(0, |r| r.keys), n.map_or(0, |r| r.keys)),
+            memory_bytes: MetricChange::new(
+                o.map_or(0, |r| r.memory_bytes),
+                n.map_or(0, |r| r.memory_bytes),
+            ),
+            rule,
+        })
+        .filter(|r| r.findings.change != 0 || r.keys.change != 0 || r.memory_bytes.change != 0)
+        .collect();
+    // Whether a side lists every finding of a rule (`--max-findings` keeps the worst).
+    let complete = |l: &RunLint, rule: &str| {
+        let listed = l.findings.iter().filter(|f| f.rule == rule).count() as u64;
+        l.summary
+            .iter()
+            .find(|r| r.rule == rule)
+            .is_none_or(|r| r.findings <= listed)
+    };
+    let mut out = LintChange {
+        rules,
+        ..LintChange::default()
+    };
+    let mut by_id: BTreeMap<FindingId, (Option<&RunFinding>, Option<&RunFinding>)> =
+        BTreeMap::new();
+    for f in &old.findings {
+        by_id.entry(finding_id(f, old_files)).or_default().0 = Some(f);
+    }
+    for f in &new.findings {
+        by_id.entry(finding_id(f, new_files)).or_default().1 = Some(f);
+    }
+    for ((rule, db, kind, subject), (o, n)) in by_id {
+        let (f, other, list) = match (o, n) {
+            (None, Some(f)) => (f, old, &mut out.new),
+            (Some(f), None) => (f, new, &mut out.resolved),
+            _ => continue,
+        };
+        list.push(FindingChange {
+            certain: complete(other, &rule),
+            severity: f.severity.clone(),
+            rule,
+            db,
+            subject_kind: kind,
+            subject,
+            keys: f.keys,
+            memory_bytes: f.memory_bytes,
+        });
+    }
+    Some(out)
+}
+
+/// Encodings a server keeps small values in until a threshold is crossed.
+fn compact(encoding: &str) -> bool {
+    matches!(
+        encoding,
+        "listpack" | "listpackex" | "ziplist" | "intset" | "zipmap"
+    )
+}
+
+fn crossings(
+    old: &RunPatternEncodings,
+    new: &RunPatternEncodings,
+    options: &DiffOptions,
+) -> Vec<Crossing> {
+    type Cell = (i64, u64, u64, bool); // keys change, old memory, new memory, exact
+                                       // (pattern, type) -> encoding -> cell
+    let mut by: BTreeMap<(String, String), BTreeMap<String, Cell>> = BTreeMap::new();
+    let rows = paired(&old.rows, &new.rows, |r| {
+        (r.pattern.clone(), r.type_name.clone(), r.encoding.clone())
+    });
+    for ((pattern, type_name, encoding), o, n) in rows {
+        let keys = |r: Option<&super::summary_read::RunPatternEncoding>| r.map_or(0, |r| r.keys);
+        let mem =
+            |r: Option<&super::summary_read::RunPatternEncoding>| r.map_or(0, |r| r.memory_bytes);
+        let exact_row = |r: Option<&super::summary_read::RunPatternEncoding>,
+                         t: &RunPatternEncodings| match r {
+            Some(r) => r.error_keys == 0,
+            None => !t.bounds.capped && t.bounds.distinct_kept <= t.rows.len(),
+        };
+        by.entry((pattern, type_name)).or_default().insert(
+            encoding,
+            (
+                signed(keys(n)).saturating_sub(signed(keys(o))),
+                mem(o),
+                mem(n),
+                exact_row(o, old) && exact_row(n, new),
+            ),
+        );
+    }
+    let mut out = Vec::new();
+    for ((pattern, type_name), cells) in by {
+        let best = |want_compact: bool, gain: bool| {
+            cells
+                .iter()
+                .filter(|(e, _)| compact(e) == want_compact)
+                .map(|(e, c)| (e, c, if gain { c.0 } else { -c.0 }))
+                .filter(|(_, _, v)| *v > 0)
+                .max_by_key(|(_, _, v)| *v)
+        };
+        // Up: compact lost keys, the big encoding gained; down: the reverse.
+        for up in [true, false] {
+            let (Some(from), Some(to)) = (best(up, false), best(!up, true)) else {
+                continue;
+            };
+            let keys = from.2.min(to.2).unsigned_abs();
+            let old_memory = cells.values().fold(0u64, |m, c| m.saturating_add(c.1));
+            let new_memory = cells.values().fold(0u64, |m, c| m.saturating_add(c.2));
+            if new_memory.abs_diff(old_memory) < options.min_change {
+                continue;
+            }
+            out.push(Crossing {
+                pattern: pattern.clone(),
+                type_name: type_name.clone(),
+                from: from.0.clone(),
+                to: to.0.clone(),
+                keys,
+                old_memory_bytes: old_memory,
+                new_memory_bytes: new_memory,
+                exact: cells.values().all(|c| c.3),
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        b.new_memory_bytes
+            .abs_diff(b.old_memory_bytes)
+            .cmp(&a.new_memory_bytes.abs_diff(a.old_memory_bytes))
+            .then_with(|| a.pattern.cmp(&b.pattern))
+    });
+    out.truncate(options.rows);
+    out
+}
+
+fn notes(old: &RunSummary, new: &RunSummary) -> Vec<String> {
+    let mut notes = Vec::new();
+    let (o, n) = (&old.options, &new.options);
+    if o.delimiter != n.delimiter || o.depth != n.depth {
+        notes.push(format!(
+            "the runs split prefixes differently (OLD delimiter {:?} depth {}, NEW {:?} depth {}): prefix and pattern changes compare different groupings",
+            o.delimiter, o.depth, n.delimiter, n.depth
+        ));
+    }
+    if o.filtered || n.filtered {
+        notes.push("a run was filtered (--db, --type, --match, …): the numbers cover its matching keys only".into());
+    }
+    for (what, side) in [("OLD", old), ("NEW", new)] {
+        if side.partial {
+            notes.push(format!(
+                "PARTIAL: {what} covers only what could be read of its dumps"
+            ));
+        }
+    }
+    let thresholds = |s: &RunSummary| s.lint.as_ref().and_then(|l| l.thresholds.clone());
+    if thresholds(old) != thresholds(new) {
+        notes.push("the runs judged lint findings by different thresholds or rules".into());
+    }
+    if old.pattern_encodings.is_none() || new.pattern_encodings.is_none() {
+        notes.push("a summary.json predates pattern × encoding tables: encoding crossings by pattern are not compared".into());
+    }
+    notes
+}
+
+fn depth_table<'a>(s: &'a RunSummary, i: usize, empty: &'a RunGroupTable) -> &'a RunGroupTable {
+    s.prefixes.depths.get(i).map_or(empty, |d| &d.table)
+}
+
+/// Compares OLD with NEW.
+pub fn compare(
+    (old_side, old): (Side, &RunSummary),
+    (new_side, new): (Side, &RunSummary),
+    exact_keys: Option<&ExactKeys>,
+    lost_ttl_keys: Option<u64>,
+    options: &DiffOptions,
+) -> Diff {
+    let totals = CountsChange::new(&old.totals, &new.totals);
+    let by_db = paired(&old.by_db, &new.by_db, |d| d.db)
+        .into_iter()
+        .map(|(db, o, n)| DbChange {
+            db,
+            counts: counts_change(o.map(|d| &d.counts), n.map(|d| &d.counts)),
+        })
+        .collect();
+    let type_order =
+        |s: &RunSummary| -> Vec<String> { s.by_type.iter().map(|t| t.type_name.clone()).collect() };
+    let mut by_type: Vec<TypeChange> = paired(&old.by_type, &new.by_type, |t| t.type_name.clone())
+        .into_iter()
+        .map(|(type_name, o, n)| TypeChange {
+            type_name,
+            counts: counts_change(o.map(|t| &t.counts), n.map(|t| &t.counts)),
+        })
+        .collect();
+    let order: Vec<String> = type_order(old).into_iter().chain(type_order(new)).collect();
+    by_type.sort_by_key(|t| order.iter().position(|o| *o == t.type_name));
+    let mut by_encoding: Vec<EncodingChange> = paired(&old.by_encoding, &new.by_encoding, |e| {
+        (e.type_name.clone(), e.encoding.clone())
+    })
+    .into_iter()
+    .map(|((type_name, encoding), o, n)| EncodingChange {
+        type_name,
+        encoding,
+        counts: counts_change(o.map(|e| &e.counts), n.map(|e| &e.counts)),
+    })
+    .collect();
+    by_encoding.sort_by_key(|e| order.iter().position(|o| *o == e.type_name));
+    let empty = RunGroupTable {
+        bounds: RunTableBounds {
+            capped: false,
+            distinct_kept: 0,
+            absent_max_keys: 0,
+            absent_max_memory_bytes: 0,
+            unlisted_keys: Some(0),
+            unlisted_memory_bytes: Some(0),
+        },
+        rows: Vec::new(),
+    };
+    let mut alerts = Vec::new();
+    let depths = old.prefixes.depths.len().max(new.prefixes.depths.len());
+    let prefixes: Vec<GroupTableChange> = (0..depths)
+        .map(|i| {
+            let table = |s| depth_table(s, i, &empty);
+            group_changes(
+                table(old),
+                table(new),
+                Some(i + 1),
+                options,
+                Some(&mut alerts),
+            )
+        })
+        .collect();
+    let patterns = group_changes(&old.patterns, &new.patterns, None, options, None);
+    let big_keys = big_keys(old, new, exact_keys, options);
+    let ttl = ttl_change(old, new, lost_ttl_keys, options);
+    let lint = lint_change(old, new);
+    let encoding_crossings = match (&old.pattern_encodings, &new.pattern_encodings) {
+        (Some(o), Some(n)) => crossings(o, n, options),
+        _ => Vec::new(),
+    };
+    if let Some(limit) = options.fail_on_growth {
+        let growth = totals.memory_bytes.change_percent;
+        let grew_past = match growth {
+            Some(p) => p > limit,
+            None => totals.memory_bytes.new > 0,
+        };
+        if grew_past {
+            // Before the prefixes: the first alert is the headline.
+            alerts.insert(
+                0,
+                Alert {
+                    flag: "--fail-on-growth",
+                    subject: "total memory".into(),
+                    growth_percent: growth,
+                    limit_percent: limit,
+                },
+            );
+        }
+    }
+    let changed = totals.changed()
+        || prefixes.iter().any(GroupTableChange::changed)
+        || patterns.changed()
+        || !big_keys.keys.is_empty()
+        || ttl
+            .classes
+            .iter()
+            .any(|c| c.keys.change != 0 || c.memory_bytes.change != 0)
+        || lost_ttl_keys.is_some_and(|k| k > 0)
+        || lint
+            .as_ref()
+            .is_some_and(|l| !l.rules.is_empty() || !l.new.is_empty() || !l.resolved.is_empty())
+        || !encoding_crossings.is_empty();
+    Diff {
+        notes: notes(old, new),
+        old: old_side,
+        new: new_side,
+        changed,
+        totals,
+        by_db,
+        by_type,
+        by_encoding,
+        prefixes,
+        patterns,
+        big_keys,
+        ttl,
+        lint,
+        encoding_crossings,
+        alerts,
+    }
+}
