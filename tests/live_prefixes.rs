@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::csv_rows;
 use common::redis::RedisServer;
 use std::collections::HashMap;
 use std::process::{Command, Output};
@@ -33,20 +34,6 @@ fn rdbscope(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn csv_rows(bytes: &[u8]) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_reader(bytes);
-    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    r.records()
-        .map(|rec| {
-            header
-                .iter()
-                .cloned()
-                .zip(rec.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
 }
 
 fn num(row: &HashMap<String, String>, col: &str) -> u64 {

@@ -3,8 +3,10 @@
 //! A GROUP BY over two shards' Parquet equals summary.json's per-type totals, every row and
 //! column equals keys.csv's, hostile keys keep their exact bytes, row groups hold 1Mi rows.
 
+mod common;
 mod craft;
 
+use common::read_csv;
 use craft::{late_damage_dump, Rdb};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -95,22 +97,6 @@ fn duckdb_table(sql: &str) -> String {
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("{v} is not a count"))
-}
-
-/// A CSV file as header-keyed rows, in order.
-fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            header
-                .iter()
-                .cloned()
-                .zip(rec.iter().map(String::from))
-                .collect()
-        })
-        .collect()
 }
 
 /// Every row of a Parquet file, in order, each column as the text a CSV cell would hold

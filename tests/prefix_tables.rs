@@ -2,8 +2,10 @@
 //! prefix (only its keys, depths below it, shares of it), on a crafted dump whose figures
 //! are summed from `keys`' per-key rows.
 
+mod common;
 mod craft;
 
+use common::csv_rows;
 use craft::Rdb;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -29,20 +31,6 @@ fn rdbscope(args: &[&str]) -> Output {
 
 fn text(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
-}
-
-fn csv_rows(bytes: &[u8]) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_reader(bytes);
-    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    r.records()
-        .map(|rec| {
-            header
-                .iter()
-                .cloned()
-                .zip(rec.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
 }
 
 fn num(row: &HashMap<String, String>, col: &str) -> u64 {

@@ -5,6 +5,7 @@
 mod common;
 mod craft;
 
+use common::{csv_rows, read_csv};
 use craft::{string_serialized, Rdb};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -47,26 +48,6 @@ fn report_dir(dumps: &[&Path], extra: &[&str]) -> (TempDir, Output) {
 
 fn summary(dir: &Path) -> Value {
     serde_json::from_slice(&fs::read(dir.join("summary.json")).unwrap()).unwrap()
-}
-
-/// A CSV file as header-keyed rows.
-fn csv_rows(text: &[u8]) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_reader(text);
-    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            header
-                .iter()
-                .cloned()
-                .zip(rec.iter().map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
-fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
-    csv_rows(&fs::read(path).unwrap())
 }
 
 fn num(row: &HashMap<String, String>, col: &str) -> u64 {

@@ -10,12 +10,14 @@ use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::lint::{self, LintReport, Linted, Thresholds};
+use crate::lint::{self, LintReport, Linted};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
 use crate::report::key_rows::RowSinks;
 use crate::report::keys::RowFormat;
+use crate::report::summary::Summary;
 use crate::report::{html, lint as lint_output, rollups, tables};
+use std::cell::LazyCell;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -66,15 +68,20 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
         }
     };
     let (analysis, lint) = lint::evaluate(analysis);
-    if let Some(dir) = &args.out_dir {
-        write_out_dir(
-            dir,
+    // Built once, for whichever of summary.json, report.html and `--format json` want it.
+    let summary = LazyCell::new(|| {
+        summary_with_lint(
             &analysis,
             &lint,
             &lint_config.thresholds,
             &config,
             filtered,
-        )?;
+            config.top_n,
+        )
+    });
+    let page = LazyCell::new(|| html::render(&summary));
+    if let Some(dir) = &args.out_dir {
+        write_out_dir(dir, &analysis, &lint, &summary, &page)?;
         if !args.run.quiet {
             let keys: String = key_files.iter().map(|name| format!("{name}, ")).collect();
             eprintln!(
@@ -84,15 +91,7 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
         }
     }
     if let Some(path) = &args.html {
-        let page = html::render(&summary_with_lint(
-            &analysis,
-            &lint,
-            &lint_config.thresholds,
-            &config,
-            filtered,
-            config.top_n,
-        ));
-        fs::write(path, page).map_err(|e| in_file(path, e))?;
+        fs::write(path, page.as_bytes()).map_err(|e| in_file(path, e))?;
     }
     let outcome = if analysis.failed() {
         Outcome::Failed
@@ -105,19 +104,9 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
                 tables::report(&analysis, config.top_n, args.drill.sort, filtered).as_bytes(),
             )
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
-        ReportFormat::Json => serde_json::to_writer_pretty(
-            &mut out,
-            &summary_with_lint(
-                &analysis,
-                &lint,
-                &lint_config.thresholds,
-                &config,
-                filtered,
-                config.top_n,
-            ),
-        )
-        .map_err(io::Error::from)
-        .and_then(|()| out.write_all(b"\n")),
+        ReportFormat::Json => serde_json::to_writer_pretty(&mut out, &*summary)
+            .map_err(io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
     };
     keep_verdict(written.and_then(|()| out.flush()), outcome)
 }
@@ -167,19 +156,15 @@ fn write_out_dir(
     dir: &Path,
     a: &Analysis<Aggregates>,
     lint: &LintReport,
-    thresholds: &Thresholds,
-    config: &AggregateConfig,
-    filtered: bool,
+    summary: &Summary,
+    page: &str,
 ) -> io::Result<()> {
     let m = &a.merged;
-    let summary = summary_with_lint(a, lint, thresholds, config, filtered, config.top_n);
     write_file(dir, "summary.json", |w| {
-        serde_json::to_writer_pretty(&mut *w, &summary)?;
+        serde_json::to_writer_pretty(&mut *w, summary)?;
         w.write_all(b"\n")
     })?;
-    write_file(dir, "report.html", |w| {
-        w.write_all(html::render(&summary).as_bytes())
-    })?;
+    write_file(dir, "report.html", |w| w.write_all(page.as_bytes()))?;
     write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
     write_file(dir, "prefixes.csv", |w| {
         rollups::write_prefixes(w, &m.prefixes, SortBy::Memory)

@@ -5,7 +5,7 @@
 use rdbscope::analyze::KeyStats;
 use rdbscope::rdb::Scratch;
 use rdbscope::scan::{scan, DumpInfo, Stop};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub fn testdata() -> PathBuf {
@@ -91,6 +91,27 @@ pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<Stop>) {
         Ok(())
     });
     (rows, info, stop)
+}
+
+/// A CSV document as header-keyed rows, in order.
+pub fn csv_rows(text: &[u8]) -> Vec<HashMap<String, String>> {
+    let mut r = csv::Reader::from_reader(text);
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            header
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// A CSV file as header-keyed rows, in order.
+pub fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
+    csv_rows(&std::fs::read(path).unwrap())
 }
 
 pub mod redis;
