@@ -37,6 +37,7 @@ fn run(args: &[&str], dump: &Path) {
         Command::Info(a) => commands::info::run(a, sink),
         Command::Lint(a) => commands::lint::run(a, sink),
         Command::Diff(a) => commands::diff::run(a, sink),
+        Command::Merge(a) => commands::merge::run(a, sink),
     };
     // Damage is an outcome (exit 2), not an error: an error here is I/O on our own files,
     // or a dump rejected as a whole, which only `info` reports as one.

@@ -42,7 +42,7 @@ pub const MIN_LEAD_BYTES: u64 = 64 << 10;
 pub const MIN_LEAD: f64 = 0.001;
 
 /// One candidate's modelled `used_memory` against the dump's `used-mem`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub allocator: Allocator,
     /// Keys (the sample and the estimate for the rest of the file), per-db tables and the
@@ -53,7 +53,8 @@ pub struct Candidate {
 }
 
 /// How the allocator was chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ChosenBy {
     /// `--allocator NAME` (or `--malloc-quantum`).
     Option,
@@ -74,7 +75,7 @@ impl ChosenBy {
 }
 
 /// The allocator a dump's memory is modelled with, and why.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AllocatorChoice {
     pub allocator: Allocator,
     pub chosen_by: ChosenBy,

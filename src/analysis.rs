@@ -24,8 +24,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use thread_local::ThreadLocal;
 
-/// One dump of the run, as the per-file breakdown shows it.
-#[derive(Debug)]
+/// One dump of the run, as the per-file breakdown shows it; summary.json's mergeable
+/// state holds it whole (`rdbscope merge`).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
     pub name: String,
     /// `REDIS0011`, `VALKEY080`; `None` when the header could not be read.
@@ -115,6 +116,16 @@ fn dump_context(dump: &Dump, overrides: &ProfileOverrides) -> (Option<i64>, Opti
     (ctime, scan.profile().map(|p| overrides.apply(p)))
 }
 
+/// The empty aggregate dumps (or runs) are merged into with `+=`, in order: it measures
+/// TTLs from now until the first dump with keys brings its own reference.
+pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
+    make(Source {
+        file: 0,
+        reference_ms: now_ms(),
+        profile: None,
+    })
+}
+
 /// Analyses `dumps` in order, each on the whole pool. `make` builds an empty aggregator
 /// for keys from `source`. Damage and checksum failures are reported on stderr and in the
 /// summaries; a dump that cannot be opened is skipped with its error recorded.
@@ -125,11 +136,7 @@ pub fn analyze<A: Aggregator>(
     mut rows: Option<&mut RowSinks<'_>>,
     make: impl Fn(Source) -> A + Sync,
 ) -> io::Result<Analysis<A>> {
-    let mut merged = make(Source {
-        file: 0,
-        reference_ms: now_ms(),
-        profile: None,
-    });
+    let mut merged = merge_target(&make);
     let mut files = Vec::with_capacity(dumps.len());
     for (index, path) in dumps.iter().enumerate() {
         let (summary, aggregate) =

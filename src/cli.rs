@@ -57,6 +57,11 @@ pub enum Command {
     /// --fail-on-prefix-growth) fires.
     #[command(after_help = DIFF_EXAMPLES)]
     Diff(DiffArgs),
+    /// Runs done apart (one `report --out-dir` per shard) merged into the report one run
+    /// over all their dumps gives: RUN is a report directory or its summary.json. The runs
+    /// must share their settings (prefix, top-N, lint and filter flags, server model).
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge(MergeArgs),
 }
 
 /// A command's `--help` ending: example command lines, then how sizes are written.
@@ -112,6 +117,12 @@ const LINT_EXAMPLES: &str = examples!(
     "rdbscope lint dump.rdb --format json --max-findings 1000 > findings.json"
 );
 
+const MERGE_EXAMPLES: &str = examples!(
+    "rdbscope merge shard1/ shard2/ shard3/ --out-dir fleet/   # each from rdbscope report --out-dir",
+    "rdbscope merge runs/*/summary.json --format json > fleet.json",
+    "rdbscope merge fleet-eu/ fleet-us/ --out-dir world/       # merged runs merge again"
+);
+
 const DIFF_EXAMPLES: &str = examples!(
     "rdbscope diff yesterday/summary.json today.rdb",
     "rdbscope diff old.rdb new.rdb --min-key-bytes 256KiB  # big keys compared key by key",
@@ -130,7 +141,7 @@ impl Command {
             Command::Lint(a) => &a.run,
             Command::Keys(a) => &a.run,
             Command::Diff(a) => &a.run,
-            Command::Info(_) => return None,
+            Command::Info(_) | Command::Merge(_) => return None,
         };
         run.threads.map(NonZeroUsize::get)
     }
@@ -189,6 +200,20 @@ fn parse_type(s: &str) -> Result<RedisType, String> {
 }
 
 impl FilterArgs {
+    /// The filters as given on the command line, one flag and its value each.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags: Vec<String> = self.dbs.iter().map(|db| format!("--db {db}")).collect();
+        flags.extend(self.types.iter().map(|t| format!("--type {}", t.name())));
+        flags.extend(self.glob.iter().map(|g| format!("--match {g}")));
+        flags.extend(self.regex.iter().map(|r| format!("--regex {r}")));
+        flags.extend(self.not_match.iter().map(|g| format!("--not-match {g}")));
+        flags.extend(self.min_memory.map(|m| format!("--min-memory {m}")));
+        if self.no_expired {
+            flags.push("--no-expired".to_string());
+        }
+        flags
+    }
+
     pub fn build(&self) -> Result<KeyFilter, String> {
         let mut patterns = Vec::new();
         if let Some(g) = &self.glob {
@@ -514,6 +539,29 @@ pub struct ReportArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub lint: LintArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The runs: each a `report --out-dir` directory or its summary.json.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
+    /// Also write summary.json (mergeable again), report.html, prefixes.csv, patterns.csv,
+    /// top.csv, slots.csv and findings.csv (lint) here.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// What to print on stdout: tables, or summary.json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReportFormat,
+    /// Rows of the tables on stdout, largest first by this (see `report --sort`).
+    #[arg(long, value_enum, default_value = "memory")]
+    pub sort: SortBy,
+    /// No message about the files written.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         Command::Info(args) => commands::info::run(args, stdout),
         Command::Lint(args) => commands::lint::run(args, stdout),
         Command::Diff(args) => commands::diff::run(args, stdout),
+        Command::Merge(args) => commands::merge::run(args, stdout),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -24,7 +24,8 @@ pub struct DbCounts {
     pub expires: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ChecksumVerdict {
     /// RDB < 5 carries none.
     Absent,

@@ -9,7 +9,9 @@
 use crate::memory::allocator::{sds_header, Allocator};
 use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Version(pub u32, pub u32, pub u32);
 
 impl Version {
@@ -29,14 +31,15 @@ impl std::fmt::Display for Version {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Family {
     Redis,
     Valkey,
 }
 
 /// The server whose load behaviour the reports model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerProfile {
     pub family: Family,
     pub version: Version,
@@ -48,7 +51,7 @@ pub struct ServerProfile {
 }
 
 /// Thresholds that decide compact versus big encodings (`*-max-listpack-*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EncodingLimits {
     pub hash_max_listpack_entries: u64,
     pub hash_max_listpack_value: u64,
@@ -191,7 +194,7 @@ impl ServerProfile {
     }
 
     /// What `OBJECT ENCODING` would answer for this value, under a key of `key_len` bytes,
-    /// once this server loaded it.
+    /// once this server loaded it: one of [`ENCODINGS`].
     pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary, key_len: u64) -> &'static str {
         use ValueType::*;
         let l = &self.limits;
@@ -321,6 +324,32 @@ pub fn rdb_versions_written(family: Family, version: Version) -> std::ops::Range
     }
 }
 
+/// Every name [`ServerProfile::loaded_encoding`] gives, and `""` (a key not modelled).
+pub const ENCODINGS: [&str; 17] = [
+    "",
+    "int",
+    "embstr",
+    "raw",
+    "ziplist",
+    "linkedlist",
+    "listpack",
+    "quicklist",
+    "intset",
+    "hashtable",
+    "skiplist",
+    "template-listpack",
+    "template-array",
+    "listpackex",
+    "zipmap",
+    "stream",
+    "sliced-array",
+];
+
+/// The static name of encoding `name`, when the memory model gives it.
+pub fn encoding_named(name: &str) -> Option<&'static str> {
+    ENCODINGS.into_iter().find(|e| *e == name)
+}
+
 /// How the allocator is chosen: `--allocator auto` (the default) or a named one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AllocatorSetting {
@@ -340,6 +369,25 @@ pub struct ProfileOverrides {
 }
 
 impl ProfileOverrides {
+    /// The overrides as the flags that give them (`--config` as the directives it holds).
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags: Vec<String> = self
+            .version
+            .map(|v| format!("--redis-version {v}"))
+            .into_iter()
+            .collect();
+        flags.push(match self.allocator {
+            AllocatorSetting::Auto => "--allocator auto".to_string(),
+            AllocatorSetting::Fixed(a) => format!("--allocator {}", a.name()),
+        });
+        flags.extend(
+            self.config
+                .iter()
+                .map(|(name, value)| format!("--config-set {name}={value}")),
+        );
+        flags
+    }
+
     /// Whether `--redis-version` names a server that can have written a dump of
     /// `rdb_version` whose own aux fields point to `dumped` (its family).
     pub fn check_version(&self, dumped: &ServerProfile, rdb_version: u32) -> Result<(), String> {

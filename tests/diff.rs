@@ -400,14 +400,35 @@ fn a_dump_diffed_with_itself_has_no_change_and_alerts_exit_1() {
     let text = std::fs::read_to_string(r.old_report.join("summary.json")).unwrap();
     std::fs::write(
         &future,
-        text.replacen("\"schema_version\": 1", "\"schema_version\": 9", 1),
+        text.replacen("\"schema_version\": 2", "\"schema_version\": 9", 1),
     )
     .unwrap();
     let o = rdbscope(&["diff", future.to_str().unwrap(), new]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(
-        err.contains("schema_version 9: this rdbscope reads version 1"),
+        err.contains("schema_version 9: this rdbscope reads versions 1 to 2"),
         "{err}"
     );
+    // A version 1 summary (before `state`) still compares as it did.
+    let mut v1: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v1["schema_version"] = 1.into();
+    v1.as_object_mut().unwrap().remove("state").unwrap();
+    let old_v1 = r.old_report.join("v1.json");
+    std::fs::write(&old_v1, serde_json::to_string_pretty(&v1).unwrap()).unwrap();
+    let from_v2 = rdbscope(&[
+        "diff",
+        r.old_report.to_str().unwrap(),
+        new,
+        "--format",
+        "json",
+    ]);
+    let from_v1 = rdbscope(&["diff", old_v1.to_str().unwrap(), new, "--format", "json"]);
+    assert_eq!(from_v1.status.code(), Some(0));
+    let strip_old = |o: &std::process::Output| {
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("old");
+        v
+    };
+    assert_eq!(strip_old(&from_v1), strip_old(&from_v2));
 }

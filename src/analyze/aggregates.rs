@@ -11,6 +11,7 @@ use super::top::TopKeys;
 use super::totals::Totals;
 use super::ttl::Ttl;
 use super::KeyStats;
+use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
 /// What a command folds keys into. `+=` merges a value built from other keys (another
@@ -23,7 +24,7 @@ pub trait Aggregator: AddAssign + Send + Sized {
 }
 
 /// What every dump's aggregates are built with.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AggregateConfig {
     /// Keys kept in each top-N ranking.
     pub top_n: usize,
@@ -43,6 +44,9 @@ pub struct Source {
     pub profile: Option<crate::server::ServerProfile>,
 }
 
+/// Serialised whole (bounded: no per-key data) in summary.json's mergeable state, which
+/// `rdbscope merge` adds up with `+=` as a run over all the dumps would.
+#[derive(Serialize, Deserialize)]
 pub struct Aggregates {
     pub totals: Totals,
     pub ttl: Ttl,

@@ -5,6 +5,8 @@
 use super::figure::ceil_count;
 use super::groups::type_index;
 use super::KeyStats;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
 
 /// Values below this each have a bucket.
@@ -134,8 +136,53 @@ impl AddAssign<&Histogram> for Histogram {
     }
 }
 
+/// How a [`Histogram`] is written in summary.json's mergeable state: the non-empty buckets
+/// as `[index, count]`.
+#[derive(Serialize, Deserialize)]
+struct HistogramState {
+    count: u64,
+    sum: u128,
+    max: u64,
+    buckets: Vec<(usize, u64)>,
+}
+
+impl Serialize for Histogram {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        HistogramState {
+            count: self.count,
+            sum: self.sum,
+            max: self.max,
+            buckets: (0..)
+                .zip(&self.counts)
+                .filter(|(_, c)| **c > 0)
+                .map(|(i, c)| (i, *c))
+                .collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Histogram {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = HistogramState::deserialize(d)?;
+        let mut h = Histogram {
+            count: state.count,
+            sum: state.sum,
+            max: state.max,
+            ..Histogram::default()
+        };
+        for (i, count) in state.buckets {
+            *h.counts
+                .get_mut(i)
+                .ok_or_else(|| D::Error::custom(format!("histogram bucket {i} out of range")))? =
+                count;
+        }
+        Ok(h)
+    }
+}
+
 /// Element counts and sizes of one type's keys.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TypeDistribution {
     pub elements: Histogram,
     pub serialized_bytes: Histogram,
@@ -143,7 +190,7 @@ pub struct TypeDistribution {
 }
 
 /// One [`TypeDistribution`] per type, indexed like [`crate::rdb::RedisType::ALL`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Distributions {
     pub by_type: [TypeDistribution; crate::rdb::RedisType::ALL.len()],
 }

@@ -9,10 +9,13 @@
 use super::groups::GroupTable;
 use super::KeyStats;
 use crate::rdb::RedisType;
+use serde::{Deserialize, Serialize};
 
+#[derive(Serialize, Deserialize)]
 pub struct PatternEncodings {
     table: GroupTable,
     /// The name being built, reused from key to key.
+    #[serde(skip)]
     scratch: Vec<u8>,
 }
 

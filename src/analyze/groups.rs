@@ -38,6 +38,8 @@
 use super::KeyStats;
 use crate::rdb::RedisType;
 use rustc_hash::FxHashMap;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -135,7 +137,7 @@ impl AddAssign<&GroupStats> for GroupStats {
 
 /// How far a row may fall short of the truth: at most `keys` keys holding at most
 /// `memory_bytes` bytes were counted under `(other)` before the name entered the table.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorBound {
     pub keys: u64,
     pub memory_bytes: u64,
@@ -365,6 +367,150 @@ impl AddAssign for GroupTable {
     }
 }
 
+/// [`GroupStats`] in summary.json's mergeable state, one array per group (there are up to
+/// `2.5 m` of them per table): keys, memory, bytes in the file, elements, key bytes, no-TTL
+/// keys and memory, then `[type index, keys, memory]` for each type present.
+type StatsState = (u64, u64, u64, u64, u64, u64, u64, Vec<(usize, u64, u64)>);
+
+impl Serialize for GroupStats {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let by_type = self
+            .by_type
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| *t != &TypeSplit::default())
+            .map(|(i, t)| (i, t.keys, t.memory_bytes))
+            .collect();
+        let state: StatsState = (
+            self.keys,
+            self.memory_bytes,
+            self.serialized_bytes,
+            self.elements,
+            self.key_bytes,
+            self.no_ttl_keys,
+            self.no_ttl_memory_bytes,
+            by_type,
+        );
+        state.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for GroupStats {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (keys, memory_bytes, serialized_bytes, elements, key_bytes, no_ttl_keys, nm, types) =
+            StatsState::deserialize(d)?;
+        let mut by_type = [TypeSplit::default(); RedisType::ALL.len()];
+        for (i, keys, memory_bytes) in types {
+            *by_type
+                .get_mut(i)
+                .ok_or_else(|| D::Error::custom(format!("type index {i} out of range")))? =
+                TypeSplit { keys, memory_bytes };
+        }
+        Ok(GroupStats {
+            keys,
+            memory_bytes,
+            serialized_bytes,
+            elements,
+            key_bytes,
+            by_type,
+            no_ttl_keys,
+            no_ttl_memory_bytes: nm,
+        })
+    }
+}
+
+/// One held name in summary.json's mergeable state: the name, its figures, its counter
+/// (`[keys, memory]`) and its error bound (`[keys, memory]`).
+#[derive(Serialize, Deserialize)]
+struct EntryState<'a>(
+    #[serde(
+        serialize_with = "super::state_fields::bytes::serialize",
+        deserialize_with = "super::state_fields::bytes::deserialize"
+    )]
+    std::borrow::Cow<'a, [u8]>,
+    GroupStats,
+    (u64, u64),
+    (u64, u64),
+);
+
+/// A [`GroupTable`] in summary.json's mergeable state: everything a merge reads, the names
+/// in byte order.
+#[derive(Serialize, Deserialize)]
+struct TableState<'a> {
+    capacity: usize,
+    overflowed: bool,
+    absent: ErrorBound,
+    other: GroupStats,
+    entries: Vec<EntryState<'a>>,
+}
+
+impl Serialize for GroupTable {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut entries: Vec<EntryState<'_>> = self
+            .entries
+            .values()
+            .map(|e| {
+                EntryState(
+                    std::borrow::Cow::Borrowed(&self.names[e.range()]),
+                    e.stats.clone(),
+                    (e.counter.keys, e.counter.memory_bytes),
+                    (e.error.keys, e.error.memory_bytes),
+                )
+            })
+            .collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        TableState {
+            capacity: self.capacity,
+            overflowed: self.overflowed,
+            absent: self.absent,
+            other: self.other.clone(),
+            entries,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for GroupTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = TableState::deserialize(d)?;
+        let mut table = GroupTable::new(state.capacity);
+        if state.entries.len() > table.limit() {
+            return Err(D::Error::custom(format!(
+                "{} names in a table of capacity {}, which holds at most {}",
+                state.entries.len(),
+                table.capacity,
+                table.limit()
+            )));
+        }
+        table.overflowed = state.overflowed;
+        table.absent = state.absent;
+        table.other = state.other;
+        for EntryState(name, stats, counter, error) in state.entries {
+            let entry = Entry {
+                start: table.names.len(),
+                len: name.len(),
+                stats,
+                counter: ErrorBound {
+                    keys: counter.0,
+                    memory_bytes: counter.1,
+                },
+                error: ErrorBound {
+                    keys: error.0,
+                    memory_bytes: error.1,
+                },
+            };
+            if table.entries.insert(xxh3_128(&name), entry).is_some() {
+                return Err(D::Error::custom(format!(
+                    "the name {:?} is held twice",
+                    String::from_utf8_lossy(&name)
+                )));
+            }
+            table.names.extend_from_slice(&name);
+        }
+        Ok(table)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // Small known test values.
 mod tests {
@@ -589,6 +735,52 @@ mod tests {
         merged += fill(&items[100..], 200);
         assert!(!merged.overflowed());
         check(&merged, &truth);
+    }
+
+    /// A table's rows (name, figures, error), `(other)` and absent bound, comparable.
+    type Shown = (
+        Vec<(Vec<u8>, GroupStats, ErrorBound)>,
+        GroupStats,
+        ErrorBound,
+    );
+
+    fn shown(t: &GroupTable) -> Shown {
+        let rows = t
+            .rows()
+            .iter()
+            .map(|r| (r.name.to_vec(), r.stats.clone(), r.error))
+            .collect();
+        (rows, t.other().clone(), t.absent_bound())
+    }
+
+    #[test]
+    fn a_table_read_back_merges_as_the_table_itself() {
+        let items = stream(5, 3_000, 2);
+        let (first, second) = items.split_at(1_700);
+        let table = fill(first, 30);
+        assert!(table.overflowed());
+        let text = serde_json::to_string(&table).unwrap();
+        let back: GroupTable = serde_json::from_str(&text).unwrap();
+        assert_eq!(shown(&back), shown(&table));
+        assert!(back.overflowed());
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        // Merged into the same table, the original and the copy give the same table.
+        let (mut a, mut b) = (fill(second, 30), fill(second, 30));
+        a += table;
+        b += back;
+        assert_eq!(shown(&a), shown(&b));
+        check(&a, &truth(&items));
+        // A table holding more names than its capacity allows is refused.
+        let wider = fill(&items, 1_000);
+        let text = serde_json::to_string(&wider).unwrap().replacen(
+            "\"capacity\":1000",
+            "\"capacity\":3",
+            1,
+        );
+        let e = serde_json::from_str::<GroupTable>(&text)
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains("in a table of capacity 3"), "{e}");
     }
 
     #[test]

@@ -3,9 +3,10 @@
 
 use super::distribution::Histogram;
 use super::KeyStats;
+use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct IdleFreq {
     /// Seconds since last access, over the keys that carry one.
     pub idle_s: Histogram,

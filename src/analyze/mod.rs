@@ -19,6 +19,7 @@ pub mod patterns;
 pub mod prefetch;
 pub mod prefixes;
 pub mod slots;
+pub mod state_fields;
 pub mod top;
 pub mod totals;
 pub mod ttl;

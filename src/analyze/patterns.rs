@@ -6,6 +6,7 @@
 use super::groups::GroupTable;
 use super::prefixes::{find_delimiter, PrefixConfig};
 use super::KeyStats;
+use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
 /// Byte classes, OR-ed over a segment to classify it in one branch-free pass.
@@ -62,12 +63,19 @@ fn is_uuid(s: &[u8]) -> bool {
             .all(|part| classes(part) & !(DIGIT | HEX_LETTER) == 0)
 }
 
+#[derive(Serialize, Deserialize)]
 pub struct Patterns {
+    #[serde(
+        serialize_with = "super::state_fields::bytes::serialize",
+        deserialize_with = "super::state_fields::bytes::deserialize_non_empty"
+    )]
     delimiter: Vec<u8>,
     /// [`PrefixConfig::under`].
+    #[serde(with = "super::state_fields::bytes")]
     under: Vec<u8>,
     table: GroupTable,
     /// The pattern being built, reused from key to key.
+    #[serde(skip)]
     scratch: Vec<u8>,
 }
 

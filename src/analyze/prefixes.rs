@@ -11,12 +11,17 @@
 
 use super::groups::{GroupStats, GroupTable};
 use super::KeyStats;
+use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
 /// How keys are split into segments, and how much of that is kept.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PrefixConfig {
     /// Non-empty.
+    #[serde(
+        serialize_with = "super::state_fields::bytes::serialize",
+        deserialize_with = "super::state_fields::bytes::deserialize_non_empty"
+    )]
     pub delimiter: Vec<u8>,
     /// Deepest prefix level counted (1 = first segment only).
     pub depth: usize,
@@ -24,6 +29,7 @@ pub struct PrefixConfig {
     pub cap: usize,
     /// What every key counted starts with when drilled down (`--under`): the prefix and
     /// the delimiter, `cache:`; empty for the whole keyspace.
+    #[serde(with = "super::state_fields::bytes")]
     pub under: Vec<u8>,
 }
 
@@ -49,8 +55,14 @@ pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize
     .map(|i| from.saturating_add(i))
 }
 
+#[derive(Serialize, Deserialize)]
 pub struct Prefixes {
+    #[serde(
+        serialize_with = "super::state_fields::bytes::serialize",
+        deserialize_with = "super::state_fields::bytes::deserialize_non_empty"
+    )]
     delimiter: Vec<u8>,
+    #[serde(with = "super::state_fields::bytes")]
     under: Vec<u8>,
     /// `tables[d - 1]` holds the depth-`d` prefixes.
     tables: Vec<GroupTable>,

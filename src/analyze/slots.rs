@@ -5,6 +5,8 @@ use super::groups::{GroupTable, SortBy};
 use super::prefetch::prefetch;
 use super::KeyStats;
 use crate::rdb::checksum::hash_tag;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
 
 pub const SLOTS: usize = 16384;
@@ -72,6 +74,50 @@ impl Slots {
 
     pub fn tags(&self) -> &GroupTable {
         &self.tags
+    }
+}
+
+/// How [`Slots`] are written in summary.json's mergeable state: the slots with keys as
+/// `[slot, keys, memory_bytes]`, and the hash-tag table.
+#[derive(Deserialize)]
+struct SlotsState {
+    load: Vec<(u16, u64, u64)>,
+    tags: GroupTable,
+}
+
+impl Serialize for Slots {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let load = self
+            .loaded()
+            .map(|(slot, l)| (slot, l.keys, l.memory_bytes))
+            .collect();
+        /// [`SlotsState`] as written, the table by reference.
+        #[derive(Serialize)]
+        struct Borrowed<'a> {
+            load: Vec<(u16, u64, u64)>,
+            tags: &'a GroupTable,
+        }
+        Borrowed {
+            load,
+            tags: &self.tags,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Slots {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = SlotsState::deserialize(d)?;
+        let mut slots = Slots::new(state.tags.capacity());
+        slots.tags = state.tags;
+        for (slot, keys, memory_bytes) in state.load {
+            *slots
+                .load
+                .get_mut(usize::from(slot))
+                .ok_or_else(|| D::Error::custom(format!("slot {slot} out of range")))? =
+                SlotLoad { keys, memory_bytes };
+        }
+        Ok(slots)
     }
 }
 

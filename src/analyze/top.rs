@@ -7,12 +7,14 @@
 use super::groups::type_index;
 use super::totals::TypeKey;
 use super::KeyStats;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ops::AddAssign;
 
 /// What keys are ranked by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Metric {
     /// Estimated RAM once loaded.
     Memory,
@@ -72,16 +74,18 @@ impl Metric {
 }
 
 /// One ranked key, owned.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TopKey {
     /// The ranking metric's value.
     pub value: u64,
     pub db: u64,
+    #[serde(with = "super::state_fields::bytes")]
     pub key: Box<[u8]>,
     /// Index of the dump on the command line.
     pub file: usize,
     pub type_key: TypeKey,
-    pub encoding: &'static str,
+    #[serde(with = "super::state_fields::encoding")]
+    pub encoding: super::state_fields::encoding::Name,
     pub elements: Option<u64>,
     pub serialized_bytes: u64,
     pub memory_bytes: u64,
@@ -177,6 +181,52 @@ impl TopN {
     }
 }
 
+/// How a [`TopN`] is written in summary.json's mergeable state: its keys, highest first.
+#[derive(Serialize, Deserialize)]
+struct TopNState<K> {
+    n: usize,
+    metric: Metric,
+    keys: Vec<K>,
+}
+
+impl Serialize for TopN {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TopNState {
+            n: self.n,
+            metric: self.metric,
+            keys: self.sorted(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for TopN {
+    /// Keys beyond the `n` highest are dropped; the ranking then adds keys of file 0.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = TopNState::<TopKey>::deserialize(d)?;
+        let mut top = TopN::new(state.n, state.metric, 0);
+        top.heap.extend(state.keys.into_iter().map(Reverse));
+        while top.heap.len() > top.n {
+            top.heap.pop();
+        }
+        Ok(top)
+    }
+}
+
+impl TopN {
+    /// The keys' dump indexes moved up by `offset`: this ranking's dumps come after
+    /// `offset` others in a merged run.
+    pub fn shift_files(&mut self, offset: usize) {
+        self.heap = std::mem::take(&mut self.heap)
+            .into_iter()
+            .map(|Reverse(mut k)| {
+                k.file = k.file.saturating_add(offset);
+                Reverse(k)
+            })
+            .collect();
+    }
+}
+
 impl AddAssign for TopN {
     fn add_assign(&mut self, other: TopN) {
         for Reverse(k) in other.heap {
@@ -192,6 +242,7 @@ impl AddAssign for TopN {
 
 /// The rankings a report shows: overall by memory, elements and bytes in the file, and by
 /// memory within each type.
+#[derive(Serialize, Deserialize)]
 pub struct TopKeys {
     pub by_memory: TopN,
     pub by_elements: TopN,
@@ -216,6 +267,20 @@ impl TopKeys {
         self.by_elements.add(k);
         self.by_serialized.add(k);
         self.by_type[type_index(k.redis_type)].add(k);
+    }
+}
+
+impl TopKeys {
+    /// See [`TopN::shift_files`].
+    pub fn shift_files(&mut self, offset: usize) {
+        let all = [
+            &mut self.by_memory,
+            &mut self.by_elements,
+            &mut self.by_serialized,
+        ];
+        for top in all.into_iter().chain(&mut self.by_type) {
+            top.shift_files(offset);
+        }
     }
 }
 

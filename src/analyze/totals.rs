@@ -3,11 +3,12 @@
 use super::KeyStats;
 use crate::rdb::module::ModuleId;
 use crate::rdb::RedisType;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::ops::AddAssign;
 
 /// What a set of keys adds up to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     pub keys: u64,
     /// Sum of element counts (module values count none).
@@ -45,9 +46,11 @@ impl AddAssign<&Counts> for Counts {
 }
 
 /// A type as `TYPE` names it: module values are told apart by their module type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeKey {
+    #[serde(rename = "type")]
     pub redis_type: RedisType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<ModuleId>,
 }
 
@@ -73,8 +76,11 @@ impl TypeKey {
 
 /// An encoding name as a row key: the names are static strings, so the same name is
 /// nearly always the same pointer, which is checked before the bytes.
-#[derive(Clone, Copy, Debug)]
-struct Encoding(&'static str);
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+struct Encoding(
+    #[serde(with = "super::state_fields::encoding")] super::state_fields::encoding::Name,
+);
 
 impl PartialEq for Encoding {
     #[inline]
@@ -160,6 +166,50 @@ impl Totals {
             .collect();
         rows.sort_unstable_by_key(|(t, e, _)| (t.order(), *e));
         rows
+    }
+}
+
+/// How [`Totals`] are written in summary.json's mergeable state: every row, sorted as the
+/// reports list them (the order rows were met in depends on the threads).
+#[derive(Serialize, Deserialize)]
+struct TotalsState {
+    all: Counts,
+    by_db: Vec<(u64, Counts)>,
+    by_type: Vec<(TypeKey, Counts)>,
+    by_encoding: Vec<(TypeKey, Encoding, Counts)>,
+}
+
+impl Serialize for Totals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TotalsState {
+            all: self.all,
+            by_db: self.by_db(),
+            by_type: self.by_type(),
+            by_encoding: self
+                .by_encoding()
+                .into_iter()
+                .map(|(t, e, c)| (t, Encoding(e), c))
+                .collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Totals {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = TotalsState::deserialize(d)?;
+        Ok(Totals {
+            all: state.all,
+            by_db: Rows(state.by_db),
+            by_type: Rows(state.by_type),
+            by_encoding: Rows(
+                state
+                    .by_encoding
+                    .into_iter()
+                    .map(|(t, e, c)| ((t, e), c))
+                    .collect(),
+            ),
+        })
     }
 }
 

@@ -5,6 +5,7 @@
 use super::prefetch::prefetch;
 use super::KeyStats;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
 
 const MINUTE_MS: i64 = 60_000;
@@ -79,7 +80,7 @@ impl TtlBucket {
 }
 
 /// Keys and memory of a TTL class or an expiry minute.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub keys: u64,
     pub memory_bytes: u64,
@@ -227,6 +228,45 @@ impl Ttl {
         });
         rows.truncate(n);
         rows
+    }
+}
+
+/// How a [`Ttl`] is written in summary.json's mergeable state: the expiry minutes as
+/// `[minute, keys, memory_bytes]`, earliest first, the empty ones left out.
+#[derive(Serialize, Deserialize)]
+struct TtlState {
+    reference_ms: i64,
+    buckets: [Tally; 7],
+    minutes: Vec<(i64, u64, u64)>,
+}
+
+impl Serialize for Ttl {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut minutes: Vec<_> = self
+            .minutes()
+            .map(|(m, t)| (m, t.keys, t.memory_bytes))
+            .collect();
+        minutes.sort_unstable();
+        TtlState {
+            reference_ms: self.reference_ms,
+            buckets: self.buckets,
+            minutes,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ttl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = TtlState::deserialize(d)?;
+        let mut ttl = Ttl::new(state.reference_ms);
+        ttl.buckets = state.buckets;
+        for (minute, keys, memory_bytes) in state.minutes {
+            if keys > 0 {
+                ttl.add_minute(minute, &Tally { keys, memory_bytes });
+            }
+        }
+        Ok(ttl)
     }
 }
 

@@ -4,6 +4,7 @@ pub mod diff;
 pub mod info;
 pub mod keys;
 pub mod lint;
+pub mod merge;
 pub mod prefixes;
 pub mod replace;
 pub mod report;

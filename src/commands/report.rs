@@ -10,11 +10,12 @@ use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::lint::{self, LintReport, Linted};
+use crate::lint::{self, LintConfig, LintReport, Linted};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
 use crate::report::key_rows::RowSinks;
 use crate::report::keys::RowFormat;
+use crate::report::run_state::{self, RunSettings};
 use crate::report::summary::Summary;
 use crate::report::{html, lint as lint_output, rollups, tables};
 use std::cell::LazyCell;
@@ -23,7 +24,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
+pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
     let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
     // `--under` restricts the keys too, but says so in its own note.
     let filtered = !options.filter.is_empty();
@@ -67,30 +68,81 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
             }
         }
     };
+    let settings = RunSettings {
+        aggregates: config,
+        lint: LintConfig::clone(&lint_config),
+        filtered,
+        filters: args.common.filter.flags(),
+        model: options.overrides.flags(),
+    };
+    let outputs = Outputs {
+        out_dir: args.out_dir.as_deref(),
+        key_files: &key_files,
+        html: args.html.as_deref(),
+        format: args.format,
+        sort: args.drill.sort,
+        quiet: args.run.quiet,
+    };
+    write_report(analysis, &settings, &outputs, out)
+}
+
+/// Where a report goes once its dumps are analysed (or its runs merged).
+pub struct Outputs<'a> {
+    /// summary.json, report.html and the tables are written here.
+    pub out_dir: Option<&'a Path>,
+    /// The per-key files already written to `out_dir` during the pass.
+    pub key_files: &'a [&'a str],
+    pub html: Option<&'a Path>,
+    /// What stdout shows.
+    pub format: ReportFormat,
+    pub sort: SortBy,
+    /// No message about the files written.
+    pub quiet: bool,
+}
+
+/// Lints `analysis` (made with `settings`) and writes the report where `to` says and to
+/// `out`; summary.json carries the run's mergeable state.
+pub fn write_report(
+    analysis: Analysis<Linted>,
+    settings: &RunSettings,
+    to: &Outputs<'_>,
+    mut out: impl Write,
+) -> io::Result<Outcome> {
+    let json = to.format == ReportFormat::Json;
+    let state = (to.out_dir.is_some() || json)
+        .then(|| run_state::write(settings, &analysis))
+        .transpose()?;
     let (analysis, lint) = lint::evaluate(analysis);
+    let config = &settings.aggregates;
     // Built once, for whichever of summary.json, report.html and `--format json` want it.
     let summary = LazyCell::new(|| {
-        summary_with_lint(
+        let mut s = summary_with_lint(
             &analysis,
             &lint,
-            &lint_config.thresholds,
-            &config,
-            filtered,
+            &settings.lint.thresholds,
+            config,
+            settings.filtered,
             config.top_n,
-        )
+        );
+        s.state = state;
+        s
     });
     let page = LazyCell::new(|| html::render(&summary));
-    if let Some(dir) = &args.out_dir {
+    if let Some(dir) = to.out_dir {
         write_out_dir(dir, &analysis, &lint, &summary, &page)?;
-        if !args.run.quiet {
-            let keys: String = key_files.iter().map(|name| format!("{name}, ")).collect();
+        if !to.quiet {
+            let keys: String = to
+                .key_files
+                .iter()
+                .map(|name| format!("{name}, "))
+                .collect();
             eprintln!(
                 "rdbscope: wrote summary.json, report.html, {keys}prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
                 dir.display()
             );
         }
     }
-    if let Some(path) = &args.html {
+    if let Some(path) = to.html {
         fs::write(path, page.as_bytes()).map_err(|e| in_file(path, e))?;
     }
     let outcome = if analysis.failed() {
@@ -98,10 +150,10 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     };
-    let written = match args.format {
+    let written = match to.format {
         ReportFormat::Table => out
             .write_all(
-                tables::report(&analysis, config.top_n, args.drill.sort, filtered).as_bytes(),
+                tables::report(&analysis, config.top_n, to.sort, settings.filtered).as_bytes(),
             )
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
         ReportFormat::Json => serde_json::to_writer_pretty(&mut out, &*summary)
@@ -112,7 +164,7 @@ pub fn run(args: &ReportArgs, mut out: impl Write) -> io::Result<Outcome> {
 }
 
 /// `dir`, created with its parents when missing; a file in the way is named as such.
-fn create_out_dir(dir: &Path) -> io::Result<()> {
+pub fn create_out_dir(dir: &Path) -> io::Result<()> {
     let existing = dir.ancestors().find(|p| p.exists());
     if let Some(file) = existing.filter(|p| !p.is_dir()) {
         let what = if file == dir {

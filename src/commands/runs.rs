@@ -9,6 +9,7 @@ use crate::lint::{self, LintConfig, LintReport, Linted, Thresholds};
 use crate::pipeline::Options;
 use crate::progress::Progress;
 use crate::report::lint as lint_output;
+use crate::report::run_state::RunState;
 use crate::report::summary::{self, Summary};
 use crate::report::summary_read::RunSummary;
 use std::fs;
@@ -77,6 +78,13 @@ pub fn read_summary(path: &Path) -> io::Result<RunSummary> {
     let text = fs::read_to_string(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     RunSummary::parse(&text, &path.display().to_string()).map_err(invalid)
+}
+
+/// The mergeable state of a summary.json file (`rdbscope merge`).
+pub fn read_state(path: &Path) -> io::Result<RunState> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    RunState::read(&text, &path.display().to_string()).map_err(invalid)
 }
 
 /// How dumps are analysed into a run.

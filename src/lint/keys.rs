@@ -14,6 +14,7 @@ use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::rdb::RedisType;
 use crate::server::{Family, ServerProfile, Version};
 use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize, Serializer};
 use std::ops::AddAssign;
 use std::sync::Arc;
 
@@ -423,6 +424,64 @@ pub fn outside_charset(key: &[u8]) -> usize {
         Some(b) if allowed(b) && !b.is_ascii_alphabetic() => outside.saturating_add(1),
         None => 1,
         _ => outside,
+    }
+}
+
+/// What [`KeyRules`] hold beside their configuration, as summary.json's mergeable state
+/// writes it: each rule's summary (worst findings trimmed to the cap) by rule, and the
+/// small-string pattern table.
+#[derive(Serialize, Deserialize)]
+pub struct KeyRulesState {
+    rules: Vec<(Rule, RuleSummary)>,
+    strings: GroupTable,
+}
+
+impl Serialize for KeyRules {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Borrowed<'a> {
+            rules: Vec<(Rule, RuleSummary)>,
+            strings: &'a GroupTable,
+        }
+        let rules = Rule::ALL
+            .into_iter()
+            .zip(&self.rules)
+            .map(|(rule, summary)| {
+                let mut summary = summary.clone();
+                summary.trim();
+                (rule, summary)
+            })
+            .collect();
+        Borrowed {
+            rules,
+            strings: &self.strings,
+        }
+        .serialize(s)
+    }
+}
+
+impl KeyRules {
+    /// Rules read back from summary.json's mergeable state, checked with `config`; `profile`
+    /// is the run's first dump's server (see [`KeyRules::allocator`]).
+    pub fn restore(
+        config: Arc<LintConfig>,
+        profile: Option<ServerProfile>,
+        state: KeyRulesState,
+    ) -> Self {
+        let mut rules = KeyRules::new(
+            config,
+            Source {
+                file: 0,
+                reference_ms: 0,
+                profile,
+            },
+        );
+        for (rule, mut summary) in state.rules {
+            summary.trim();
+            rules.rules[rule as usize] = summary;
+        }
+        rules.strings = state.strings;
+        rules
     }
 }
 

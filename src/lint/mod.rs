@@ -19,6 +19,7 @@ pub mod keys;
 use crate::analysis::Analysis;
 use crate::analyze::totals::Totals;
 use crate::analyze::{AggregateConfig, Aggregates, Aggregator, KeyStats, Source};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::ops::AddAssign;
 use std::sync::Arc;
@@ -117,6 +118,16 @@ impl Rule {
         Rule::ALL.into_iter().find(|r| r.id() == id)
     }
 
+    /// The rules `enabled` (indexed like [`Rule::ALL`]) leaves out.
+    fn disabled(enabled: &[bool; Rule::ALL.len()]) -> Vec<Rule> {
+        Rule::ALL
+            .into_iter()
+            .zip(enabled)
+            .filter(|(_, on)| !**on)
+            .map(|(r, _)| r)
+            .collect()
+    }
+
     pub fn severity(self) -> Severity {
         match self {
             Rule::KeySpecialChars | Rule::BigkeyString | Rule::BigkeyElements => Severity::Error,
@@ -171,7 +182,7 @@ impl Rule {
 }
 
 /// The thresholds of every rule; each has a command-line flag (`cli::LintArgs`).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Thresholds {
     /// key.too-long: key bytes above this.
     pub key_max_bytes: u64,
@@ -237,14 +248,23 @@ impl Default for Thresholds {
 }
 
 /// What a lint run checks.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LintConfig {
     pub thresholds: Thresholds,
-    /// Indexed like [`Rule::ALL`].
+    /// Indexed like [`Rule::ALL`]; in summary.json, the ids of the rules left out.
+    #[serde(
+        rename = "disabled",
+        serialize_with = "serialize_enabled",
+        deserialize_with = "deserialize_enabled"
+    )]
     enabled: [bool; Rule::ALL.len()],
     /// Findings kept per rule (the worst by memory); counts stay exact.
     pub max_findings: usize,
     /// The key segment delimiter (key.no-namespace, type.strings-as-hash).
+    #[serde(
+        serialize_with = "crate::analyze::state_fields::bytes::serialize",
+        deserialize_with = "crate::analyze::state_fields::bytes::deserialize_non_empty"
+    )]
     pub delimiter: Vec<u8>,
     /// Patterns kept by type.strings-as-hash before the rest goes to `(other)`.
     pub group_cap: usize,
@@ -275,15 +295,45 @@ impl LintConfig {
     }
 }
 
+fn serialize_enabled<S: Serializer>(
+    enabled: &[bool; Rule::ALL.len()],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(Rule::disabled(enabled))
+}
+
+fn deserialize_enabled<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<[bool; Rule::ALL.len()], D::Error> {
+    let disabled = Vec::<Rule>::deserialize(d)?;
+    Ok(Rule::ALL.map(|r| !disabled.contains(&r)))
+}
+
+/// A rule as its id (`bigkey.string`).
+impl Serialize for Rule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(d)?;
+        Rule::from_id(&id)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown lint rule {id:?}")))
+    }
+}
+
 /// What a finding is about.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Subject {
-    Key(Box<[u8]>),
-    Pattern(Box<[u8]>),
+    Key(#[serde(with = "crate::analyze::state_fields::bytes")] Box<[u8]>),
+    Pattern(#[serde(with = "crate::analyze::state_fields::bytes")] Box<[u8]>),
     /// Start of the minute, Unix ms.
     Minute(i64),
     Slot(u16),
-    Tag(Box<[u8]>),
+    Tag(#[serde(with = "crate::analyze::state_fields::bytes")] Box<[u8]>),
     /// A dump, by the path given on the command line.
     File(String),
 }
@@ -303,7 +353,7 @@ impl Subject {
 }
 
 /// One violation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub rule: Rule,
     /// For per-key findings.
@@ -330,7 +380,7 @@ impl Finding {
 }
 
 /// The worst `cap` findings of a rule and exact totals over all of them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RuleSummary {
     pub findings: u64,
     pub keys: u64,
@@ -339,7 +389,9 @@ pub struct RuleSummary {
     pub worst: Vec<Finding>,
     cap: usize,
     /// Memory of the last kept finding once `cap` are kept: anything lighter cannot
-    /// enter, so callers skip building it (copying its key).
+    /// enter, so callers skip building it (copying its key). Set again by
+    /// [`RuleSummary::trim`] once read back.
+    #[serde(skip)]
     floor: u64,
 }
 

@@ -15,12 +15,16 @@
 //!   16-byte header.
 
 /// The allocator a server was built with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Allocator {
     /// Bundled jemalloc, 8-byte quantum.
     #[default]
     Jemalloc,
     /// System jemalloc, 16-byte quantum.
+    #[serde(rename = "jemalloc-16")]
     Jemalloc16,
     /// glibc malloc.
     Libc,

@@ -9,7 +9,8 @@ use super::length::{read_length, read_string};
 const CHARSET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// A module type id: a 9-character name (6 bits a character) and a 10-bit encoding version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct ModuleId(pub u64);
 
 impl ModuleId {

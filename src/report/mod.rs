@@ -12,6 +12,7 @@ pub mod lint;
 pub mod notes;
 pub mod parquet;
 pub mod rollups;
+pub mod run_state;
 pub mod summary;
 pub mod summary_read;
 pub mod tables;

@@ -18,7 +18,8 @@ use crate::scan::ChecksumVerdict;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `state`, what `rdbscope merge` reads.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Rows of the hash-tag and heaviest-slot lists.
 const CLUSTER_ROWS: usize = 20;
@@ -74,6 +75,10 @@ pub struct Summary {
     pub lint: Option<serde_json::Value>,
     /// Keys and memory per pattern and encoding (hash, list, set, zset).
     pub pattern_encodings: PatternEncodingsJson,
+    /// What `rdbscope merge` merges runs by (`super::run_state`), on one line; set by
+    /// `report` and `merge`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Serialize)]
@@ -740,6 +745,7 @@ pub fn build_with_rows(
         notes: notes(a, filtered),
         lint: None,
         pattern_encodings: PatternEncodingsJson::new(m.encodings.table(), rows),
+        state: None,
     }
 }
 

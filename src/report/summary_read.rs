@@ -281,10 +281,11 @@ impl RunSummary {
                 ))
             }
         };
-        if version != u64::from(SCHEMA_VERSION) {
+        // Version 2 added fields only (`state`): both read the same way.
+        if !(1..=u64::from(SCHEMA_VERSION)).contains(&version) {
             return Err(format!(
-                "{origin}: summary.json schema_version {version}: this rdbscope reads version \
-                 {SCHEMA_VERSION}; compare it with the rdbscope that wrote it, or run the \
+                "{origin}: summary.json schema_version {version}: this rdbscope reads versions \
+                 1 to {SCHEMA_VERSION}; compare it with the rdbscope that wrote it, or run the \
                  report again"
             ));
         }
@@ -315,7 +316,7 @@ mod tests {
         assert!(
             e.contains("old.json")
                 && e.contains("schema_version 99")
-                && e.contains("reads version 1"),
+                && e.contains("reads versions 1 to 2"),
             "{e}"
         );
         let e = RunSummary::parse(r#"{"keys": 3}"#, "x.json").unwrap_err();

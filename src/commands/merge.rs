@@ -1,0 +1,100 @@
+//! `rdbscope merge`: runs done apart (one `report --out-dir` per shard, on different
+//! machines) merged from their summary.json into the report one run over all their dumps
+//! gives. Each summary.json carries its run's aggregates whole (`report::run_state`); they
+//! are added up in the order given, as a run adds up its dumps, and reported the way
+//! `report` does, without the per-key files.
+
+use super::report::{create_out_dir, write_report, Outputs};
+use super::runs::{read_state, RunInput};
+use super::Outcome;
+use crate::analysis::{merge_target, Analysis, FileSummary};
+use crate::cli::MergeArgs;
+use crate::lint::Linted;
+use crate::report::run_state::RunState;
+use crate::scan::ChecksumVerdict;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// The summary.json `path` names: the file, or the one in a report directory.
+fn summary_file(path: &Path) -> io::Result<PathBuf> {
+    match RunInput::classify(&[path.to_path_buf()])? {
+        RunInput::Summary(file) => Ok(file),
+        RunInput::Dumps(_) => Err(invalid(format!(
+            "{}: not a summary.json nor a report directory (merge reads what rdbscope report \
+             --out-dir wrote; analyse dumps with rdbscope report)",
+            path.display()
+        ))),
+    }
+}
+
+/// What tells a dump apart from another: a dump given twice would count its keys twice.
+fn identity(f: &FileSummary) -> (&str, u64, u64, Option<i64>, &ChecksumVerdict) {
+    (&f.name, f.file_bytes, f.keys_scanned, f.ctime, &f.checksum)
+}
+
+pub fn run(args: &MergeArgs, out: impl Write) -> io::Result<Outcome> {
+    let mut runs: Vec<(String, RunState)> = Vec::with_capacity(args.runs.len());
+    for path in &args.runs {
+        let file = summary_file(path)?;
+        runs.push((file.display().to_string(), read_state(&file)?));
+    }
+    let Some(((first_origin, first), rest)) = runs.split_first() else {
+        return Err(invalid("merge: name at least one run".into()));
+    };
+    for (origin, run) in rest {
+        let differences = first
+            .settings
+            .differences(first_origin, &run.settings, origin);
+        if !differences.is_empty() {
+            return Err(invalid(format!(
+                "cannot merge {origin} with {first_origin}: the runs were made with different \
+                 settings, so no single run could give their merge; analyse every shard with \
+                 the same flags. Differences: {}",
+                differences.join("; ")
+            )));
+        }
+    }
+    let mut seen: Vec<(&str, &FileSummary)> = Vec::new();
+    for (origin, run) in &runs {
+        for f in &run.files {
+            if let Some((earlier, _)) = seen.iter().find(|(_, g)| identity(g) == identity(f)) {
+                return Err(invalid(format!(
+                    "{}: the same dump is in {earlier} and {origin}; merged twice, its keys \
+                     would count twice",
+                    f.name
+                )));
+            }
+            seen.push((origin, f));
+        }
+    }
+    let settings = first.settings.clone();
+    let lint_config = Arc::new(settings.lint.clone());
+    let mut merged = merge_target(|source| Linted::new(&settings.aggregates, &lint_config, source));
+    let mut files: Vec<FileSummary> = Vec::new();
+    for (_, run) in runs {
+        let Analysis {
+            files: run_files,
+            merged: mut run_aggregates,
+        } = run.into_analysis(&lint_config);
+        run_aggregates.aggregates.top.shift_files(files.len());
+        merged += run_aggregates;
+        files.extend(run_files);
+    }
+    if let Some(dir) = &args.out_dir {
+        create_out_dir(dir)?;
+    }
+    let outputs = Outputs {
+        out_dir: args.out_dir.as_deref(),
+        key_files: &[],
+        html: args.html.as_deref(),
+        format: args.format,
+        sort: args.sort,
+        quiet: args.quiet,
+    };
+    write_report(Analysis { files, merged }, &settings, &outputs, out)
+}
