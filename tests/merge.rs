@@ -2,13 +2,17 @@
 //! each, as on the shards' own machines) merged from their summary.json give what one run
 //! over all the dumps gives — summary.json, every table file and report.html byte for byte,
 //! and the printed report — also when the heavy-hitter tables overflow, when a run holds
-//! several dumps and when a merged run is merged again; runs made with other settings, a
-//! dump merged twice and summaries without state are refused by name.
+//! several dumps and when a merged run is merged again; with threads splitting the keys of
+//! overflowing tables, within the tables' guarantee; runs made with other settings, a dump
+//! merged twice and summaries without state are refused by name.
 
 mod common;
+mod craft;
 
 use serde_json::Value;
-use std::fs;
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tempfile::TempDir;
@@ -258,4 +262,144 @@ fn runs_that_cannot_merge_are_refused_by_name() {
     fs::write(&broken, text.replacen("\"capacity\":", "\"capacity\":-", 1)).unwrap();
     let err = refused(&[&broken]);
     assert!(err.contains("broken.json: state: "), "{err}");
+}
+
+/// A crafted shard of `keys` string keys from `first` on: a third under `hot:`, the rest in
+/// 2 services and 16 patterns, one in four with a TTL.
+fn crafted_shard(path: &Path, first: usize, keys: usize) {
+    let mut rdb = craft::Rdb::new(BufWriter::new(File::create(path).unwrap())).unwrap();
+    rdb.aux("redis-ver", "7.0.15").unwrap();
+    rdb.aux("ctime", "1700000000").unwrap();
+    rdb.select_db(0).unwrap();
+    for i in first..first + keys {
+        let key = if i % 3 == 0 {
+            format!("hot:{i}")
+        } else {
+            let field = ["a", "bb", "ccc", "dddd", "e", "ff", "ggg", "hhhh"][i / 2 % 8];
+            format!("svc{}:obj:{i}:{field}", i % 2)
+        };
+        let expiry = (i % 4 == 0).then_some(1_700_000_000_000 + (i as i64 % 90) * 60_000);
+        rdb.set_string(key.as_bytes(), &vec![b'v'; i % 61], expiry)
+            .unwrap();
+    }
+    rdb.finish().unwrap();
+}
+
+/// The heavy-hitter tables of a summary's state by where they are: `(place, table)`.
+fn tables(summary: &Value) -> Vec<(String, &Value)> {
+    let a = &summary["state"]["aggregates"];
+    let mut out: Vec<(String, &Value)> = a["prefixes"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("prefixes depth {}", i + 1), t))
+        .collect();
+    out.push(("patterns".into(), &a["patterns"]["table"]));
+    out.push(("pattern encodings".into(), &a["encodings"]["table"]));
+    out.push(("hash tags".into(), &a["slots"]["tags"]));
+    out
+}
+
+/// Each table of `bounded` against the same table of `exact` (which never overflowed): its
+/// names plus `(other)` hold every key and byte; every name above `1/m` of the keys or of
+/// the memory is held, with keys and memory within `[figure, figure + error]`. Returns how
+/// many heavy names were checked.
+fn assert_within_guarantee(exact: &Value, bounded: &Value, m: u64) -> usize {
+    let mut heavy = 0;
+    for ((place, e), (_, b)) in tables(exact).into_iter().zip(tables(bounded)) {
+        assert_eq!(e["overflowed"], false, "{place}: the exact run overflowed");
+        // [name, [keys, memory, …], counter, [error keys, error bytes]]
+        let held = |t: &Value| -> HashMap<String, (u64, u64, u64, u64)> {
+            let n = |v: &Value| v.as_u64().unwrap();
+            t["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let (s, err) = (&r[1], &r[3]);
+                    (
+                        r[0].to_string(),
+                        (n(&s[0]), n(&s[1]), n(&err[0]), n(&err[1])),
+                    )
+                })
+                .collect()
+        };
+        let (truth, shown) = (held(e), held(b));
+        let whole = |rows: &HashMap<String, (u64, u64, u64, u64)>, t: &Value| {
+            rows.values().fold(
+                (
+                    t["other"][0].as_u64().unwrap(),
+                    t["other"][1].as_u64().unwrap(),
+                ),
+                |(k, m), r| (k + r.0, m + r.1),
+            )
+        };
+        let (keys, memory) = whole(&truth, e);
+        assert_eq!(
+            whole(&shown, b),
+            (keys, memory),
+            "{place}: rows and (other)"
+        );
+        for (name, &(k, mem, _, _)) in &truth {
+            if k * m <= keys && mem * m <= memory {
+                continue;
+            }
+            heavy += 1;
+            let &(sk, sm, ek, em) = shown
+                .get(name)
+                .unwrap_or_else(|| panic!("{place}: heavy {name} lost"));
+            assert!(
+                sk <= k && k <= sk + ek,
+                "{place} {name}: {k} keys, {sk} + {ek}"
+            );
+            assert!(
+                sm <= mem && mem <= sm + em,
+                "{place} {name}: {mem} B, {sm} + {em}"
+            );
+        }
+    }
+    heavy
+}
+
+#[test]
+fn with_threads_splitting_overflowing_tables_the_merge_keeps_their_guarantee() {
+    let tmp = TempDir::new().unwrap();
+    let (a, b) = (tmp.path().join("a.rdb"), tmp.path().join("b.rdb"));
+    crafted_shard(&a, 0, 30_000);
+    crafted_shard(&b, 30_000, 30_000);
+    // Capacity 4 (at most 10 names held): the 17 patterns and prefix depth 3 overflow.
+    let flags = ["--threads", "2", "--max-prefixes", "4"];
+    let runs = [report(&[&a], &flags).0, report(&[&b], &flags).0];
+    let merged = merge(&[runs[0].path(), runs[1].path()]);
+    assert_eq!(merged.1.status.code(), Some(0), "{:?}", merged.1);
+    let one = report(&[&a, &b], &flags).0;
+    let exact = report(&[&a, &b], &["--max-prefixes", "100000"]).0;
+    let (m, o) = (summary(merged.0.path()), summary(one.path()));
+    assert_eq!(m["patterns"]["capped"], true);
+    // Which light names an overflowing table holds depends on the order keys met, in the
+    // one run as in the merge; the heavy names and everything else do not.
+    // hot, svc0, svc1; svc0:obj, svc1:obj; hot:*.
+    let heavy = assert_within_guarantee(&summary(exact.path()), &m, 4);
+    assert_eq!(heavy, 6);
+    let judged_on_tables = [
+        "prefixes",
+        "patterns",
+        "pattern_encodings",
+        "lint",
+        "notes",
+        "state",
+    ];
+    for (field, value) in o.as_object().unwrap() {
+        if !judged_on_tables.contains(&field.as_str()) {
+            assert_eq!(&m[field], value, "summary.json {field}");
+        }
+    }
+    for name in ["top.csv", "slots.csv"] {
+        assert!(
+            fs::read(merged.0.path().join(name)).unwrap()
+                == fs::read(one.path().join(name)).unwrap(),
+            "{name} differs"
+        );
+    }
 }
