@@ -1,7 +1,7 @@
 //! Command-line interface (clap derive) and the commands behind it.
 
 use crate::analyze::groups::SortBy;
-use crate::analyze::prefixes::PrefixConfig;
+use crate::analyze::prefixes::{PrefixConfig, MAX_DEPTH};
 use crate::analyze::top::Metric;
 use crate::filter::{glob_to_regex, KeyFilter};
 use crate::input::SpoolOptions;
@@ -403,7 +403,7 @@ pub struct RollupArgs {
     #[arg(long, default_value = ":", value_parser = non_empty)]
     pub delimiter: String,
     /// Deepest prefix level: `a`, `a:b`, `a:b:c` for 3 (levels below PREFIX with --under).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=32))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=MAX_DEPTH as i64))]
     pub depth: u8,
     /// Capacity m of each prefix-depth, pattern and hash-tag table: every name holding more
     /// than 1/m of the memory or of the keys is listed (a row's `error` is the most it may

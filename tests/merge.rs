@@ -262,6 +262,24 @@ fn runs_that_cannot_merge_are_refused_by_name() {
     fs::write(&broken, text.replacen("\"capacity\":", "\"capacity\":-", 1)).unwrap();
     let err = refused(&[&broken]);
     assert!(err.contains("broken.json: state: "), "{err}");
+    // Settings no run can have are refused before anything is built from them; a huge
+    // top N allocates nothing up front.
+    let deep = plain.path().join("deep.json");
+    fs::write(
+        &deep,
+        text.replacen("\"depth\":3,", "\"depth\":1000000000,", 1),
+    )
+    .unwrap();
+    let err = refused(&[&deep]);
+    assert!(
+        err.contains("prefix depth 1000000000: rdbscope counts 1 to 32"),
+        "{err}"
+    );
+    let wide = plain.path().join("wide.json");
+    let huge = "\"top_n\":1000000000000000000,";
+    fs::write(&wide, text.replacen("\"top_n\":50,", huge, 1)).unwrap();
+    let out = merge(&[&wide]).1;
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
 
 /// A crafted shard of `keys` string keys from `first` on: a third under `hot:`, the rest in

@@ -623,10 +623,18 @@ fn without_files(mut v: Value) -> Value {
 }
 
 /// summary.json without what heavy-hitter tables that overflowed shape: which light names
-/// they hold (and the lint findings and notes judged on them) depends on the order keys met.
+/// they hold (and the lint findings and notes judged on them, and the mergeable state that
+/// holds them whole) depends on the order keys met.
 fn without_group_tables(mut v: Value) -> Value {
     if let Value::Object(m) = &mut v {
-        for k in ["prefixes", "patterns", "pattern_encodings", "lint", "notes"] {
+        for k in [
+            "prefixes",
+            "patterns",
+            "pattern_encodings",
+            "lint",
+            "notes",
+            "state",
+        ] {
             m.remove(k);
         }
         if let Some(Value::Object(c)) = m.get_mut("cluster") {

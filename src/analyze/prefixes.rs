@@ -14,6 +14,9 @@ use super::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
+/// The deepest prefix level a run may count (`--depth`).
+pub const MAX_DEPTH: usize = 32;
+
 /// How keys are split into segments, and how much of that is kept.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PrefixConfig {

@@ -149,7 +149,8 @@ impl TopN {
             n,
             metric,
             file,
-            heap: BinaryHeap::with_capacity(n.saturating_add(1)),
+            // Room for the first keys; a ranking read from a file may ask for any `n`.
+            heap: BinaryHeap::with_capacity(n.min(1 << 12).saturating_add(1)),
         }
     }
 

@@ -6,6 +6,7 @@
 //! per-key data), and written on one line inside the indented document.
 
 use crate::analysis::{Analysis, FileSummary};
+use crate::analyze::prefixes::MAX_DEPTH;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::keys::{KeyRules, KeyRulesState};
 use crate::lint::{LintConfig, Linted};
@@ -149,8 +150,15 @@ impl RunState {
         let state = document.state.ok_or_else(|| {
             format!("{origin}: no state in this summary.json (rdbscope report writes one)")
         })?;
-        serde_json::from_str(state.get())
-            .map_err(|e| format!("{origin}: state: {e}: not as rdbscope report writes it"))
+        let state: RunState = serde_json::from_str(state.get())
+            .map_err(|e| format!("{origin}: state: {e}: not as rdbscope report writes it"))?;
+        let depth = state.settings.aggregates.prefixes.depth;
+        if !(1..=MAX_DEPTH).contains(&depth) {
+            return Err(format!(
+                "{origin}: state: prefix depth {depth}: rdbscope counts 1 to {MAX_DEPTH}"
+            ));
+        }
+        Ok(state)
     }
 
     /// The run as analysed, its lint rules checked with `config` (the merged runs').
