@@ -3,8 +3,9 @@
 //! over all the dumps gives — summary.json, every table file and report.html byte for byte,
 //! and the printed report — also when the heavy-hitter tables overflow, when a run holds
 //! several dumps and when a merged run is merged again; with threads splitting the keys of
-//! overflowing tables, within the tables' guarantee; runs made with other settings, a dump
-//! merged twice and summaries without state are refused by name.
+//! overflowing tables, within the tables' guarantee; dumps of two shards at the same path
+//! told apart by their run; runs made with other settings, a dump merged twice and
+//! summaries without state are refused by name.
 
 mod common;
 mod craft;
@@ -191,6 +192,45 @@ fn json_stdout_is_the_summary_and_tables_print_as_report_does() {
     assert_eq!(printed, one);
     assert_eq!(printed["schema_version"], 2);
     assert!(printed["state"]["aggregates"]["prefixes"]["tables"].is_array());
+}
+
+#[test]
+fn dumps_of_the_same_path_on_two_shards_are_told_apart_by_their_run() {
+    let dumps = fleet();
+    let tmp = TempDir::new().unwrap();
+    let mut runs = Vec::new();
+    for (i, dump) in dumps[..2].iter().enumerate() {
+        // Each shard's dump is `dump.rdb` in its own data directory.
+        let data = tmp.path().join(format!("data{i}"));
+        fs::create_dir(&data).unwrap();
+        fs::copy(dump, data.join("dump.rdb")).unwrap();
+        let run = tmp.path().join(format!("shard{i}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+            .args(["report", "-q", "--out-dir", path(&run), "dump.rdb"])
+            .current_dir(&data)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        runs.push(run);
+    }
+    let merged = merge(&[&runs[0], &runs[1]]);
+    assert_eq!(merged.1.status.code(), Some(0), "{:?}", merged.1);
+    let s = summary(merged.0.path());
+    let names: Vec<String> = runs
+        .iter()
+        .map(|r| format!("dump.rdb ({})", r.display()))
+        .collect();
+    let files: Vec<&str> = s["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, names);
+    let top = s["top_keys"]["by_memory"].as_array().unwrap();
+    for name in &names {
+        assert!(top.iter().any(|k| k["file"] == name.as_str()), "{name}");
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ use crate::cli::MergeArgs;
 use crate::lint::Linted;
 use crate::report::run_state::RunState;
 use crate::scan::ChecksumVerdict;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,6 +36,30 @@ fn summary_file(path: &Path) -> io::Result<PathBuf> {
 /// What tells a dump apart from another: a dump given twice would count its keys twice.
 fn identity(f: &FileSummary) -> (&str, u64, u64, Option<i64>, &ChecksumVerdict) {
     (&f.name, f.file_bytes, f.keys_scanned, f.ctime, &f.checksum)
+}
+
+/// Dumps of different runs given under the same path (each shard's
+/// `/var/lib/redis/dump.rdb`) told apart by their run: `PATH (RUN)`, RUN the report
+/// directory (or the summary.json named).
+fn tell_apart(runs: &mut [(String, RunState)]) {
+    let mut runs_naming: HashMap<String, usize> = HashMap::new();
+    for (_, run) in runs.iter() {
+        let names: HashSet<&str> = run.files.iter().map(|f| f.name.as_str()).collect();
+        for name in names {
+            *runs_naming.entry(name.to_string()).or_default() += 1;
+        }
+    }
+    for (origin, run) in runs.iter_mut() {
+        let dir = Path::new(origin.as_str())
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| origin.clone(), |p| p.display().to_string());
+        for f in &mut run.files {
+            if runs_naming[&f.name] > 1 {
+                f.name = format!("{} ({dir})", f.name);
+            }
+        }
+    }
 }
 
 pub fn run(args: &MergeArgs, out: impl Write) -> io::Result<Outcome> {
@@ -73,6 +98,7 @@ pub fn run(args: &MergeArgs, out: impl Write) -> io::Result<Outcome> {
         }
     }
     let settings = first.settings.clone();
+    tell_apart(&mut runs);
     let lint_config = Arc::new(settings.lint.clone());
     let mut merged = merge_target(|source| Linted::new(&settings.aggregates, &lint_config, source));
     let mut files: Vec<FileSummary> = Vec::new();
