@@ -46,13 +46,11 @@ macro_rules! cmd {
 /// Per-key bounds on |ours − server| / server, and on the whole dataset.
 const MEDIAN_BOUND: f64 = 0.01;
 const P95_BOUND: f64 = 0.05;
-/// The p95 bound on the few hundred crafted keys of a glibc-malloc server: glibc hands out
-/// a larger chunk than asked when the free chunk it reuses is too small to split, or when
-/// SET, EXPIRE or a conversion reallocates in place, so about one allocation in twenty is
-/// 16 bytes or more over its size (measured on valkey-server 9.1.2 and 8.1.8); the
-/// 200,000 keys as a whole are held to `P95_BOUND`.
-const GLIBC_CRAFTED_P95_BOUND: f64 = 0.08;
-/// The largest error there: a 40-byte string object in a 56-byte chunk.
+/// glibc hands out a chunk 16 bytes over the size asked for when the free chunk it reuses
+/// is too small to split, so which allocations come out 16 bytes high depends on what the
+/// server freed before (measured on valkey-server 9.1.2: the same 1,263 SADD members took
+/// 3,008 bytes more after 100,000 RPUSHes than on a fresh server); the largest error of a
+/// glibc-malloc server's crafted keys: a 40-byte string object in a 56-byte chunk.
 const GLIBC_MAX_BOUND: f64 = 0.30;
 const MAX_BOUND: f64 = 0.25;
 const TOTAL_BOUND: f64 = 0.03;
@@ -872,10 +870,10 @@ fn check_live_server(
         "{}",
         info_json["allocator"]
     );
-    let (crafted_p95_bound, max_bound) = if allocator == "libc" {
-        (GLIBC_CRAFTED_P95_BOUND, GLIBC_MAX_BOUND)
+    let max_bound = if allocator == "libc" {
+        GLIBC_MAX_BOUND
     } else {
-        (P95_BOUND, MAX_BOUND)
+        MAX_BOUND
     };
     let total = info_json["memory"]["total_bytes"]
         .as_u64()
@@ -974,17 +972,16 @@ fn check_live_server(
         .collect();
     worst.sort_by(|a, b| b.relative().total_cmp(&a.relative()));
     let ok = problems.is_empty()
-        && crafted.within_bounds(crafted_p95_bound, max_bound)
+        && crafted.within_bounds(P95_BOUND, max_bound)
         && all.within_bounds(P95_BOUND, max_bound)
         && total_error.abs() <= TOTAL_BOUND;
     eprintln!("done in {:.1?}", started.elapsed());
     assert!(
         ok,
-        "memory model out of bounds (median ≤ {}%, p95 ≤ {}% (crafted keys {}%), max ≤ {}%, \
+        "memory model out of bounds (median ≤ {}%, p95 ≤ {}% (crafted keys and all), max ≤ {}%, \
          dataset ≤ {}%)\n{}\n{}\n{} keys over {}%:\n{}",
         MEDIAN_BOUND * 100.0,
         P95_BOUND * 100.0,
-        crafted_p95_bound * 100.0,
         max_bound * 100.0,
         TOTAL_BOUND * 100.0,
         problems.join("\n"),

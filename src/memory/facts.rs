@@ -43,13 +43,17 @@ pub struct MemoryFacts {
     pub stream_last_node_alloc: u64,
     stream_last_node_bytes: u64,
     stream_nodes_seen: u64,
-    /// Radix-tree nodes of the stream's main rax (keyed by the nodes' master IDs).
+    /// Radix-tree nodes of the stream's main rax (keyed by the nodes' master IDs), and
+    /// the bytes they take.
     pub stream_rax_nodes: u64,
+    pub stream_rax_bytes: u64,
     /// Σ consumer name bytes, over all groups.
     pub consumer_name_bytes: u64,
-    /// Σ entries and radix nodes over every PEL (one per group, one per consumer).
+    /// Σ entries, radix nodes and node bytes over every PEL (one per group, one per
+    /// consumer).
     pub pel_entries: u64,
     pub pel_rax_nodes: u64,
+    pub pel_rax_bytes: u64,
     /// Σ over quicklist nodes stored LZF-compressed of what compression saves in memory
     /// (uncompressed allocation minus `quicklistLZF` allocation), first and last node
     /// excluded: what `list-compress-depth 1` would save.
@@ -171,31 +175,97 @@ impl MemoryFacts {
         self.stream_last_node_alloc = self.alloc.class(bytes.max(STREAM_NODE_PREALLOC));
     }
 
+    /// A radix-tree counter sized by this allocator, for a stream's IDs.
+    pub fn rax(&self) -> RaxCount {
+        RaxCount::new(self.alloc)
+    }
+
+    /// The stream's main radix tree, keyed by its nodes' master IDs.
+    pub fn stream_rax(&mut self, rax: &RaxCount) {
+        self.stream_rax_nodes = rax.nodes();
+        self.stream_rax_bytes = rax.node_bytes();
+    }
+
     /// A pending-entries list (a group's or a consumer's), given its radix-tree counter.
     pub fn pel(&mut self, rax: &RaxCount) {
         self.pel_entries += rax.keys;
         self.pel_rax_nodes += rax.nodes();
+        self.pel_rax_bytes += rax.node_bytes();
     }
 }
 
-/// Nodes of the radix tree (`rax`) holding 16-byte stream IDs fed in ascending order: the
-/// root, every branching point, every child of one, and every leaf reached through a
-/// compressed run (a branching point that is itself a child of one counted once).
-#[derive(Clone, Debug, Default)]
+/// The radix tree (`rax`) holding 16-byte stream IDs fed in ascending order: its node count
+/// (the root, every branching point, every child of one, and every leaf reached through a
+/// compressed run; a branching point that is itself a child of one counted once), and the
+/// bytes its nodes take under an allocator.
+///
+/// Inserted in order, the tree is the compact trie of its keys: a branching node at each
+/// depth where keys part (its child bytes, padding to 8, a pointer per child), a run node
+/// for the bytes between two of them (a header, the bytes, padding, one child pointer: a
+/// compressed node, or a one-child node for a single byte), and a leaf per key (a header,
+/// padding and the value pointer). The root is a run down to the first branching depth.
+#[derive(Clone, Debug)]
 pub struct RaxCount {
     pub keys: u64,
+    alloc: Allocator,
     prev: [u8; 16],
     /// Common prefix of the previous two keys (`None` before the second key).
     prev_lcp: Option<u8>,
-    /// Depths of the branching points on the path to the last key.
-    stack: Vec<u8>,
+    /// The branching points on the path to the last key: depth and children so far.
+    stack: Vec<(u8, u32)>,
     branches: u64,
     root_branches: bool,
     nested: u64,
     lone_leaves: u64,
+    /// Σ allocations of the nodes closed so far (leaves, branching and run nodes).
+    node_bytes: u64,
+}
+
+/// `raxNode`: a 4-byte header, then the bytes padded so pointers align.
+fn rax_header_and_bytes(bytes: u64) -> u64 {
+    (4 + bytes).next_multiple_of(8)
 }
 
 impl RaxCount {
+    pub fn new(alloc: Allocator) -> Self {
+        RaxCount {
+            keys: 0,
+            alloc,
+            prev: [0; 16],
+            prev_lcp: None,
+            stack: Vec::new(),
+            branches: 0,
+            root_branches: false,
+            nested: 0,
+            lone_leaves: 0,
+            node_bytes: 0,
+        }
+    }
+
+    /// A leaf: header, padding and the value pointer.
+    fn leaf(&self) -> u64 {
+        self.alloc.class(rax_header_and_bytes(0) + 8)
+    }
+
+    /// The run node holding `len` bytes between two depths (none for 0 bytes).
+    fn run(&self, len: u8) -> u64 {
+        match len {
+            0 => 0,
+            n => self.alloc.class(rax_header_and_bytes(u64::from(n)) + 8),
+        }
+    }
+
+    /// A branching node with `children` child bytes and pointers.
+    fn branch(&self, children: u32) -> u64 {
+        let c = u64::from(children);
+        self.alloc.class(rax_header_and_bytes(c) + 8 * c)
+    }
+
+    /// The leaf of a key whose nearest branching point is at `parent`, with its run.
+    fn close_leaf(&self, parent: u8) -> u64 {
+        self.run(15 - parent) + self.leaf()
+    }
+
     pub fn push(&mut self, key: [u8; 16]) {
         if self.keys > 0 {
             let d = self
@@ -203,26 +273,39 @@ impl RaxCount {
                 .iter()
                 .zip(&key)
                 .take_while(|(a, b)| a == b)
-                .count() as u8;
+                .count()
+                .min(15) as u8;
             // The previous key's leaf hangs off a branch iff it shares 15 bytes with a neighbour.
             if self.prev_lcp != Some(15) && d != 15 {
                 self.lone_leaves += 1;
             }
+            let leaf_parent = self.prev_lcp.map_or(d, |p| p.max(d));
+            self.node_bytes += self.close_leaf(leaf_parent);
             self.prev_lcp = Some(d);
             let mut popped = None;
-            while self.stack.last().is_some_and(|&t| t > d) {
-                popped = self.stack.pop();
+            while let Some(&(depth, children)) = self.stack.last().filter(|&&(t, _)| t > d) {
+                self.stack.pop();
+                popped = Some(depth);
+                // Its parent: the next branching point down the path, or the one at `d`.
+                let parent = match self.stack.last() {
+                    Some(&(t, _)) if t > d => t,
+                    _ => d,
+                };
+                self.node_bytes += self.branch(children) + self.run(depth - parent - 1);
             }
-            if self.stack.last() != Some(&d) {
-                self.branches += 1;
-                self.root_branches |= d == 0;
-                if d > 0 && self.stack.last() == Some(&(d - 1)) {
-                    self.nested += 1;
+            match self.stack.last_mut() {
+                Some((depth, children)) if *depth == d => *children += 1,
+                _ => {
+                    self.branches += 1;
+                    self.root_branches |= d == 0;
+                    if d > 0 && self.stack.last().map(|s| s.0) == Some(d - 1) {
+                        self.nested += 1;
+                    }
+                    if popped == Some(d + 1) {
+                        self.nested += 1;
+                    }
+                    self.stack.push((d, 2));
                 }
-                if popped == Some(d + 1) {
-                    self.nested += 1;
-                }
-                self.stack.push(d);
             }
         }
         self.prev = key;
@@ -240,11 +323,32 @@ impl RaxCount {
             + last_lone
             - self.nested
     }
+
+    /// Σ allocations of the tree's nodes (`raxAllocSize` less the `rax` struct): an empty
+    /// tree has an empty root node.
+    pub fn node_bytes(&self) -> u64 {
+        match (self.keys, self.prev_lcp) {
+            (0, _) => self.alloc.class(rax_header_and_bytes(0)),
+            (_, None) => self.run(16) + self.leaf(),
+            (_, Some(last)) => {
+                let mut bytes = self.node_bytes + self.close_leaf(last);
+                for (i, &(depth, children)) in self.stack.iter().enumerate().rev() {
+                    // The bottom branching point hangs off the root run.
+                    let run = match i {
+                        0 => depth,
+                        _ => depth - self.stack[i - 1].0 - 1,
+                    };
+                    bytes += self.branch(children) + self.run(run);
+                }
+                bytes
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod rax_tests {
-    use super::RaxCount;
+    use super::{Allocator, RaxCount};
 
     fn id(ms: u64, seq: u64) -> [u8; 16] {
         let mut k = [0; 16];
@@ -253,12 +357,16 @@ mod rax_tests {
         k
     }
 
-    fn count(ids: &[(u64, u64)]) -> u64 {
-        let mut r = RaxCount::default();
+    fn tree(alloc: Allocator, ids: &[(u64, u64)]) -> RaxCount {
+        let mut r = RaxCount::new(alloc);
         for &(ms, seq) in ids {
             r.push(id(ms, seq));
         }
-        r.nodes()
+        r
+    }
+
+    fn count(ids: &[(u64, u64)]) -> u64 {
+        tree(Allocator::Jemalloc, ids).nodes()
     }
 
     #[test]
@@ -278,5 +386,25 @@ mod rax_tests {
         assert_eq!(count(&wide), 102);
         let seq_wide: Vec<_> = (0..20).map(|i| (7, 250 + i)).collect();
         assert_eq!(count(&seq_wide), 24);
+    }
+
+    #[test]
+    fn rax_node_bytes_match_valkey() {
+        // Both PELs of a consumer that read the entries: MEMORY USAGE of the stream after
+        // XREADGROUP less before, less the consumer (32 + name), its rax struct (40) and
+        // the NACKs (24 each), halved; valkey-server 9.1.2 and 8.1.8 (glibc malloc).
+        let libc = |ids: &[(u64, u64)]| tree(Allocator::Libc, ids).node_bytes();
+        assert_eq!(libc(&[]), 24);
+        assert_eq!(libc(&[(1000, 1)]), 64);
+        let same_ms = |n| (0..n).map(|i| (1000, i)).collect::<Vec<_>>();
+        assert_eq!(libc(&same_ms(2)), 112);
+        assert_eq!(libc(&same_ms(10)), 384);
+        let seq: Vec<_> = (0..10).map(|i| (1000 + i, 0)).collect();
+        assert_eq!(libc(&seq), 608);
+        let wide: Vec<_> = (0..50).map(|i| (1000 + 300 * i, i % 3)).collect();
+        assert_eq!(libc(&wide), 2880);
+        // jemalloc rounds the same nodes to its classes: a 16-byte compressed run of 32
+        // bytes and a 16-byte leaf.
+        assert_eq!(tree(Allocator::Jemalloc, &[(1000, 1)]).node_bytes(), 48);
     }
 }

@@ -41,6 +41,8 @@ const LISTPACK_EX: u64 = 32;
 const STREAM: u64 = 80;
 const STREAM_CG: u64 = 40;
 const STREAM_NACK: u64 = 24;
+/// `rax`: head pointer, element and node counts, tracked allocation size (Valkey 8.1+).
+const RAX: u64 = 32;
 /// `hashTemplateArray` before its value pointers: the template pointer.
 const TEMPLATE_ARRAY: u64 = 8;
 /// Listpack header (total bytes, count) and terminator.
@@ -228,14 +230,15 @@ impl KeyShape {
 /// How a Valkey `hashtable` came to hold its entries.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum TableGrowth {
-    /// Sized once for its entries, as ZADD creates a sorted set for all the members of
-    /// the command (the keyspace too: the cron rehashes it to completion).
+    /// Sized once for its entries, as ZADD and SADD create a sorted set or set for all
+    /// the members of the command, and as loading a dump does (the keyspace too: the
+    /// cron rehashes it to completion).
     Presized,
     /// Grown one insert at a time, as HSET and SADD convert a listpack: doubled when an
     /// insert finds it over 100 % full, then rehashed one old bucket per insert, so a
     /// table that doubled fewer inserts ago than its old half has buckets still holds
-    /// that half (a set or hash is not rehashed between writes). A set created by one
-    /// SADD of many members is presized instead, which the dump cannot tell.
+    /// that half (a set or hash is not rehashed between writes). Which way a table came
+    /// to be is not in the dump: a set grown by single SADDs is sized this way.
     ByInserts,
 }
 
@@ -307,7 +310,15 @@ fn valkey_value_memory(
         (RedisType::String, "int") => object,
         (RedisType::String, _) => object + a.sds(n),
         (RedisType::Set, "hashtable") => {
-            object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.member_sds
+            // A set past the listpack limit was most likely created whole: by one SADD of
+            // its members (presized for the command's count) or by loading a dump. A
+            // smaller one was converted by a long member and grew one insert at a time.
+            let growth = if n > profile.limits.set_max_listpack_entries {
+                TableGrowth::Presized
+            } else {
+                TableGrowth::ByInserts
+            };
+            object + valkey_hashtable(table, n, growth) + m.member_sds
         }
         (RedisType::Hash, "hashtable") => {
             let table = if profile.valkey_9() { table + 8 } else { table };
@@ -509,10 +520,11 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
             } else {
                 24
             };
-            // Valkey 8.1+ counts a radix tree's tracked allocations instead.
-            let rax = |elements: u64, nodes: u64, trees: u64| {
+            // Valkey 8.1+ counts a radix tree's tracked allocations instead: the `rax`
+            // struct and every node at its allocation size.
+            let rax = |elements: u64, nodes: u64, node_bytes: u64, trees: u64| {
                 if profile.valkey_embedded_keys() {
-                    trees * 64 + 40 * nodes.saturating_sub(trees)
+                    trees * a.class(RAX) + node_bytes
                 } else {
                     rax_usage(elements, nodes)
                 }
@@ -521,9 +533,14 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
                 + st.pending * STREAM_NACK
                 + st.consumers * consumer
                 + m.consumer_name_bytes
-                + rax(m.pel_entries, m.pel_rax_nodes, st.groups + st.consumers);
+                + rax(
+                    m.pel_entries,
+                    m.pel_rax_nodes,
+                    m.pel_rax_bytes,
+                    st.groups + st.consumers,
+                );
             ROBJ + STREAM
-                + rax(st.nodes, m.stream_rax_nodes, 1)
+                + rax(st.nodes, m.stream_rax_nodes, m.stream_rax_bytes, 1)
                 + m.stream_node_allocs
                 + m.stream_last_node_alloc
                 + groups

@@ -980,7 +980,7 @@ fn walk_stream<const DEEP: bool>(
     s: &mut ValueSummary,
 ) -> Result<()> {
     let mut st = StreamSummary::default();
-    let mut main_rax = crate::memory::facts::RaxCount::default();
+    let mut main_rax = s.memory.rax();
     // Every stream entry takes several listpack entries: a length above this count is a
     // dump contradicting itself (docs/untrusted-numbers.md).
     let mut listpack_entries = 0u64;
@@ -1019,7 +1019,7 @@ fn walk_stream<const DEEP: bool>(
         }
     }
     st.nodes = nodes;
-    s.memory.stream_rax_nodes = main_rax.nodes();
+    s.memory.stream_rax(&main_rax);
     let at = r.offset();
     let length = read_length(r, "stream length")?;
     if DEEP && length > listpack_entries {
@@ -1049,7 +1049,7 @@ fn walk_stream<const DEEP: bool>(
             read_length(r, "consumer group entries read")?;
         }
         let pel = read_count(r, 25, "consumer group PEL size")?;
-        let mut rax = crate::memory::facts::RaxCount::default();
+        let mut rax = s.memory.rax();
         group_pel.clear();
         for _ in 0..pel {
             let id = r.read_array::<16>("pending entry ID")?;
@@ -1070,7 +1070,7 @@ fn walk_stream<const DEEP: bool>(
                 "consumer seen/active time",
             )?;
             let pending = read_count(r, 16, "consumer PEL size")?;
-            let mut rax = crate::memory::facts::RaxCount::default();
+            let mut rax = s.memory.rax();
             for _ in 0..pending {
                 rax.push(r.read_array::<16>("consumer PEL ID")?);
             }
