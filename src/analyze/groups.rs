@@ -34,13 +34,17 @@
 //! the union of the keys, whichever thread or shard saw which key.
 //!
 //! Names are identified by their 128-bit xxh3 hash; the bytes are kept for the output.
+//! The entries lie end to end in the order the names entered, found through an index of
+//! their hashes; a name counted once (most names of a deep prefix level) holds that key's
+//! figures, and only its second key gives it a whole [`GroupStats`] (per-type split),
+//! so that the names a purge drops soon after they enter cost little.
 
 use super::KeyStats;
 use crate::rdb::RedisType;
-use rustc_hash::FxHashMap;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
+use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_128;
 
 /// Index of a type in per-type arrays: module values of every module count as `module`.
@@ -74,15 +78,20 @@ pub struct GroupStats {
 impl GroupStats {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
+        self.add_key(&OneKey::of(k));
+    }
+
+    #[inline]
+    fn add_key(&mut self, k: &OneKey) {
         self.keys = self.keys.saturating_add(1);
         self.memory_bytes = self.memory_bytes.saturating_add(k.memory_bytes);
         self.serialized_bytes = self.serialized_bytes.saturating_add(k.serialized_bytes);
-        self.elements = self.elements.saturating_add(k.elements.unwrap_or(0));
-        self.key_bytes = self.key_bytes.saturating_add(k.key.len() as u64);
+        self.elements = self.elements.saturating_add(k.elements);
+        self.key_bytes = self.key_bytes.saturating_add(k.key_bytes);
         let split = &mut self.by_type[type_index(k.redis_type)];
         split.keys = split.keys.saturating_add(1);
         split.memory_bytes = split.memory_bytes.saturating_add(k.memory_bytes);
-        if k.expiry_ms.is_none() {
+        if k.no_ttl {
             self.no_ttl_keys = self.no_ttl_keys.saturating_add(1);
             self.no_ttl_memory_bytes = self.no_ttl_memory_bytes.saturating_add(k.memory_bytes);
         }
@@ -135,6 +144,55 @@ impl AddAssign<&GroupStats> for GroupStats {
     }
 }
 
+/// The figures of one key that a group counts: what a name counted once holds instead of
+/// a whole [`GroupStats`].
+#[derive(Clone, Copy, Debug)]
+struct OneKey {
+    memory_bytes: u64,
+    serialized_bytes: u64,
+    elements: u64,
+    key_bytes: u64,
+    redis_type: RedisType,
+    no_ttl: bool,
+}
+
+impl OneKey {
+    #[inline]
+    fn of(k: &KeyStats<'_>) -> Self {
+        OneKey {
+            memory_bytes: k.memory_bytes,
+            serialized_bytes: k.serialized_bytes,
+            elements: k.elements.unwrap_or(0),
+            key_bytes: k.key.len() as u64,
+            redis_type: k.redis_type,
+            no_ttl: k.expiry_ms.is_none(),
+        }
+    }
+
+    fn stats(&self) -> GroupStats {
+        let mut s = GroupStats::default();
+        s.add_key(self);
+        s
+    }
+
+    /// The key that `stats` counted, if they count exactly one key.
+    fn alone(stats: &GroupStats) -> Option<Self> {
+        if stats.keys != 1 {
+            return None;
+        }
+        let t = stats.by_type.iter().position(|t| t.keys == 1)?;
+        let key = OneKey {
+            memory_bytes: stats.memory_bytes,
+            serialized_bytes: stats.serialized_bytes,
+            elements: stats.elements,
+            key_bytes: stats.key_bytes,
+            redis_type: *RedisType::ALL.get(t)?,
+            no_ttl: stats.no_ttl_keys == 1,
+        };
+        (key.stats() == *stats).then_some(key)
+    }
+}
+
 /// How far a row may fall short of the truth: at most `keys` keys holding at most
 /// `memory_bytes` bytes were counted under `(other)` before the name entered the table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,14 +216,25 @@ pub struct GroupRow<'a> {
     pub error: ErrorBound,
 }
 
+/// What a listed name counted.
+#[derive(Clone, Copy, Debug)]
+enum Counted {
+    /// A single key.
+    One(OneKey),
+    /// More: where its statistics are in [`GroupTable::many`].
+    Many(usize),
+}
+
 struct Entry {
-    /// Where the name's bytes are in [`GroupTable::names`].
-    start: usize,
-    len: usize,
-    stats: GroupStats,
+    /// xxh3-128 of the name.
+    hash: u128,
     /// Memory and keys since the name entered, less the purges' decrements.
     counter: ErrorBound,
     error: ErrorBound,
+    /// Where the name's bytes are in [`GroupTable::names`].
+    start: usize,
+    len: usize,
+    counted: Counted,
 }
 
 impl Entry {
@@ -175,12 +244,125 @@ impl Entry {
     }
 }
 
+/// Where each listed name's entry is, by the name's hash: open addressing with linear
+/// probing, at most half full. Each slot has a tag byte (0: empty, else 7 bits of the hash
+/// and the top bit set), apart from the entries' positions so that looking up a name not
+/// listed, what most lookups of a deep prefix level are, reads only tags: 128 KiB of them
+/// for the 50,000 names of a full table at the default capacity, which stay in the cache.
+struct NameIndex {
+    tags: Vec<u8>,
+    /// The entry's position, where the tag is not 0.
+    positions: Vec<u32>,
+}
+
+impl NameIndex {
+    const MIN_SLOTS: usize = 16;
+
+    fn new() -> Self {
+        NameIndex {
+            tags: vec![0; Self::MIN_SLOTS],
+            positions: vec![0; Self::MIN_SLOTS],
+        }
+    }
+
+    /// The slot a lookup starts at, and the tag it looks for.
+    #[inline]
+    fn home(&self, hash: u128) -> (usize, u8) {
+        let mask = self.tags.len().wrapping_sub(1);
+        (hash as usize & mask, (hash >> 121) as u8 | 0x80)
+    }
+
+    /// `Ok(position of the entry)` of the name hashed `hash`, or `Err(the empty slot)` where
+    /// it would go.
+    #[inline]
+    fn find(&self, hash: u128, entries: &[Entry]) -> Result<usize, usize> {
+        let mask = self.tags.len().wrapping_sub(1);
+        let (mut i, tag) = self.home(hash);
+        // Ends: at most half the slots are taken.
+        loop {
+            match self.tags[i] {
+                0 => return Err(i),
+                t if t == tag => {
+                    let at = self.positions[i] as usize;
+                    if entries.get(at).is_some_and(|e| e.hash == hash) {
+                        return Ok(at);
+                    }
+                }
+                _ => {}
+            }
+            i = i.wrapping_add(1) & mask;
+        }
+    }
+
+    /// Points the empty `slot` that [`NameIndex::find`] gave for `hash` at entry `at`.
+    #[inline]
+    fn set(&mut self, slot: usize, hash: u128, at: usize) {
+        self.tags[slot] = self.home(hash).1;
+        self.positions[slot] = at as u32;
+    }
+
+    /// Indexes `entries` afresh, growing so that at most half the slots are taken.
+    fn rebuild(&mut self, entries: &[Entry]) {
+        let want = entries
+            .len()
+            .saturating_mul(2)
+            .checked_next_power_of_two()
+            .unwrap_or(usize::MAX)
+            .max(Self::MIN_SLOTS);
+        if want > self.tags.len() {
+            self.tags = vec![0; want];
+            self.positions = vec![0; want];
+        } else {
+            self.tags.fill(0);
+        }
+        for (at, e) in entries.iter().enumerate() {
+            if let Err(slot) = self.find(e.hash, entries) {
+                self.set(slot, e.hash, at);
+            }
+        }
+    }
+}
+
+/// Adds to a name's statistics with `add`, giving it a whole [`GroupStats`] in `many` (a
+/// position from `free` first) if it held a single key.
+#[inline]
+fn count_more(
+    counted: &mut Counted,
+    many: &mut Vec<GroupStats>,
+    free: &mut Vec<usize>,
+    add: impl FnOnce(&mut GroupStats),
+) {
+    match *counted {
+        Counted::Many(at) => add(&mut many[at]),
+        Counted::One(first) => {
+            let mut stats = first.stats();
+            add(&mut stats);
+            let at = match free.pop() {
+                Some(at) => {
+                    many[at] = stats;
+                    at
+                }
+                None => {
+                    many.push(stats);
+                    many.len().saturating_sub(1)
+                }
+            };
+            *counted = Counted::Many(at);
+        }
+    }
+}
+
 /// Named groups of bounded number that keep every heavy name (see the module docs).
 pub struct GroupTable {
     capacity: usize,
-    /// Keyed by the name's xxh3-128 hash.
-    entries: FxHashMap<u128, Entry>,
-    /// The names' bytes, end to end; compacted at each purge.
+    /// The listed names, in the order they entered.
+    entries: Vec<Entry>,
+    index: NameIndex,
+    /// Statistics of the names counted more than once ([`Counted::Many`]).
+    many: Vec<GroupStats>,
+    /// Places in `many` that purges freed.
+    free: Vec<usize>,
+    /// The names' bytes, end to end in the order of `entries`; compacted at each purge.
     names: Vec<u8>,
     other: GroupStats,
     /// `Δm`, `Δk`: the purges' decrements so far, what a name out of the table may hold.
@@ -188,19 +370,28 @@ pub struct GroupTable {
     overflowed: bool,
     /// Reused by purges.
     scratch: Vec<u64>,
+    /// The statistics of every entry, in order, made when the rows are first read.
+    settled: OnceLock<Vec<GroupStats>>,
 }
 
 impl GroupTable {
-    /// A table of capacity `capacity` (at least 1).
+    /// Largest capacity: entries are indexed by 32-bit positions.
+    const MAX_CAPACITY: usize = 1 << 28;
+
+    /// A table of capacity `capacity` (at least 1, at most 2^28).
     pub fn new(capacity: usize) -> Self {
         GroupTable {
-            capacity: capacity.max(1),
-            entries: FxHashMap::default(),
+            capacity: capacity.clamp(1, Self::MAX_CAPACITY),
+            entries: Vec::new(),
+            index: NameIndex::new(),
+            many: Vec::new(),
+            free: Vec::new(),
             names: Vec::new(),
             other: GroupStats::default(),
             absent: ErrorBound::default(),
             overflowed: false,
             scratch: Vec::new(),
+            settled: OnceLock::new(),
         }
     }
 
@@ -215,32 +406,54 @@ impl GroupTable {
     /// Counts `k` under `name`.
     #[inline]
     pub fn add(&mut self, name: &[u8], k: &KeyStats<'_>) {
+        self.settled.take();
         let hash = xxh3_128(name);
-        if let Some(e) = self.entries.get_mut(&hash) {
-            e.stats.add(k);
-            e.counter += ErrorBound {
-                keys: 1,
-                memory_bytes: k.memory_bytes,
-            };
-            return;
-        }
-        if self.entries.len() >= self.limit() {
+        let key = OneKey::of(k);
+        let mut found = self.index.find(hash, &self.entries);
+        if found.is_err() && self.entries.len() >= self.limit() {
             self.purge();
+            found = self.index.find(hash, &self.entries);
         }
-        let mut stats = GroupStats::default();
-        stats.add(k);
-        let entry = Entry {
+        let counter = ErrorBound {
+            keys: 1,
+            memory_bytes: key.memory_bytes,
+        };
+        match found {
+            Ok(at) => {
+                let e = &mut self.entries[at];
+                e.counter += counter;
+                count_more(&mut e.counted, &mut self.many, &mut self.free, |s| {
+                    s.add_key(&key);
+                });
+            }
+            Err(slot) => self.enter(slot, hash, name, Counted::One(key), counter, self.absent),
+        }
+    }
+
+    /// Lists a new name at the empty index `slot` found for its `hash`.
+    fn enter(
+        &mut self,
+        slot: usize,
+        hash: u128,
+        name: &[u8],
+        counted: Counted,
+        counter: ErrorBound,
+        error: ErrorBound,
+    ) {
+        let at = self.entries.len();
+        self.entries.push(Entry {
+            hash,
+            counter,
+            error,
             start: self.names.len(),
             len: name.len(),
-            stats,
-            counter: ErrorBound {
-                keys: 1,
-                memory_bytes: k.memory_bytes,
-            },
-            error: self.absent,
-        };
+            counted,
+        });
         self.names.extend_from_slice(name);
-        self.entries.insert(hash, entry);
+        self.index.set(slot, hash, at);
+        if self.entries.len().saturating_mul(2) > self.index.tags.len() {
+            self.index.rebuild(&self.entries);
+        }
     }
 
     /// Takes the `m`-th largest counters from every counter and moves the names left
@@ -261,32 +474,40 @@ impl GroupTable {
         let cut = ErrorBound {
             memory_bytes: nth_largest(
                 &mut self.scratch,
-                &mut self.entries.values().map(|e| e.counter.memory_bytes),
+                &mut self.entries.iter().map(|e| e.counter.memory_bytes),
             ),
             keys: nth_largest(
                 &mut self.scratch,
-                &mut self.entries.values().map(|e| e.counter.keys),
+                &mut self.entries.iter().map(|e| e.counter.keys),
             ),
         };
-        let other = &mut self.other;
-        self.entries.retain(|_, e| {
+        let (names, other, many, free) =
+            (&mut self.names, &mut self.other, &self.many, &mut self.free);
+        // Entries and names keep their order: each kept name moves down to `names_end`.
+        let mut names_end = 0usize;
+        self.entries.retain_mut(|e| {
             e.counter.memory_bytes = e.counter.memory_bytes.saturating_sub(cut.memory_bytes);
             e.counter.keys = e.counter.keys.saturating_sub(cut.keys);
             let keep = e.counter.memory_bytes > 0 || e.counter.keys > 0;
-            if !keep {
-                *other += &e.stats;
+            if keep {
+                names.copy_within(e.range(), names_end);
+                e.start = names_end;
+                names_end = names_end.saturating_add(e.len);
+            } else {
+                match e.counted {
+                    Counted::One(key) => other.add_key(&key),
+                    Counted::Many(at) => {
+                        *other += &many[at];
+                        free.push(at);
+                    }
+                }
             }
             keep
         });
+        names.truncate(names_end);
         self.absent += cut;
         self.overflowed = true;
-        let mut names = Vec::with_capacity(self.names.len());
-        for e in self.entries.values_mut() {
-            let start = names.len();
-            names.extend_from_slice(&self.names[e.range()]);
-            e.start = start;
-        }
-        self.names = names;
+        self.index.rebuild(&self.entries);
     }
 
     /// Whether names were ever dropped to `(other)`: rows may then be lower bounds.
@@ -317,12 +538,22 @@ impl GroupTable {
 
     /// The listed groups, largest first by `by` ([`GroupStats::rank`]), then by name.
     pub fn rows_by(&self, by: SortBy) -> Vec<GroupRow<'_>> {
+        let settled = self.settled.get_or_init(|| {
+            self.entries
+                .iter()
+                .map(|e| match e.counted {
+                    Counted::One(key) => key.stats(),
+                    Counted::Many(at) => self.many[at].clone(),
+                })
+                .collect()
+        });
         let mut rows: Vec<_> = self
             .entries
-            .values()
-            .map(|e| GroupRow {
+            .iter()
+            .zip(settled)
+            .map(|(e, stats)| GroupRow {
                 name: &self.names[e.range()],
-                stats: &e.stats,
+                stats,
                 error: e.error,
             })
             .collect();
@@ -338,26 +569,44 @@ impl GroupTable {
 
 impl AddAssign for GroupTable {
     fn add_assign(&mut self, o: GroupTable) {
+        self.settled.take();
         self.other += &o.other;
         self.overflowed |= o.overflowed;
         if o.absent != ErrorBound::default() {
-            for (hash, e) in self.entries.iter_mut() {
-                if !o.entries.contains_key(hash) {
+            for e in &mut self.entries {
+                if o.index.find(e.hash, &o.entries).is_err() {
                     e.error += o.absent;
                 }
             }
         }
-        for (hash, e) in o.entries {
-            if let Some(mine) = self.entries.get_mut(&hash) {
-                mine.stats += &e.stats;
-                mine.counter += e.counter;
-                mine.error += e.error;
-            } else {
-                let mut error = e.error;
-                error += self.absent;
-                let start = self.names.len();
-                self.names.extend_from_slice(&o.names[e.range()]);
-                self.entries.insert(hash, Entry { start, error, ..e });
+        for e in &o.entries {
+            match self.index.find(e.hash, &self.entries) {
+                Ok(at) => {
+                    let mine = &mut self.entries[at];
+                    mine.counter += e.counter;
+                    mine.error += e.error;
+                    count_more(
+                        &mut mine.counted,
+                        &mut self.many,
+                        &mut self.free,
+                        |s| match e.counted {
+                            Counted::One(key) => s.add_key(&key),
+                            Counted::Many(theirs) => *s += &o.many[theirs],
+                        },
+                    );
+                }
+                Err(slot) => {
+                    let mut error = e.error;
+                    error += self.absent;
+                    let counted = match e.counted {
+                        Counted::One(key) => Counted::One(key),
+                        Counted::Many(theirs) => {
+                            self.many.push(o.many[theirs].clone());
+                            Counted::Many(self.many.len().saturating_sub(1))
+                        }
+                    };
+                    self.enter(slot, e.hash, &o.names[e.range()], counted, e.counter, error);
+                }
             }
         }
         self.absent += o.absent;
@@ -448,11 +697,15 @@ impl Serialize for GroupTable {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut entries: Vec<EntryState<'_>> = self
             .entries
-            .values()
+            .iter()
             .map(|e| {
+                let stats = match e.counted {
+                    Counted::One(key) => key.stats(),
+                    Counted::Many(at) => self.many[at].clone(),
+                };
                 EntryState(
                     std::borrow::Cow::Borrowed(&self.names[e.range()]),
-                    e.stats.clone(),
+                    stats,
                     (e.counter.keys, e.counter.memory_bytes),
                     (e.error.keys, e.error.memory_bytes),
                 )
@@ -486,26 +739,29 @@ impl<'de> Deserialize<'de> for GroupTable {
         table.absent = state.absent;
         table.other = state.other;
         for EntryState(name, stats, counter, error) in state.entries {
-            let entry = Entry {
-                start: table.names.len(),
-                len: name.len(),
-                stats,
-                counter: ErrorBound {
-                    keys: counter.0,
-                    memory_bytes: counter.1,
-                },
-                error: ErrorBound {
-                    keys: error.0,
-                    memory_bytes: error.1,
-                },
-            };
-            if table.entries.insert(xxh3_128(&name), entry).is_some() {
+            let hash = xxh3_128(&name);
+            let Err(slot) = table.index.find(hash, &table.entries) else {
                 return Err(D::Error::custom(format!(
                     "the name {:?} is held twice",
                     String::from_utf8_lossy(&name)
                 )));
-            }
-            table.names.extend_from_slice(&name);
+            };
+            let counted = match OneKey::alone(&stats) {
+                Some(key) => Counted::One(key),
+                None => {
+                    table.many.push(stats);
+                    Counted::Many(table.many.len().saturating_sub(1))
+                }
+            };
+            let counter = ErrorBound {
+                keys: counter.0,
+                memory_bytes: counter.1,
+            };
+            let error = ErrorBound {
+                keys: error.0,
+                memory_bytes: error.1,
+            };
+            table.enter(slot, hash, &name, counted, counter, error);
         }
         Ok(table)
     }
@@ -763,6 +1019,16 @@ mod tests {
         let back: GroupTable = serde_json::from_str(&text).unwrap();
         assert_eq!(shown(&back), shown(&table));
         assert!(back.overflowed());
+        // Names counted once are read back as one key, not as a whole GroupStats.
+        let held_whole = |t: &GroupTable| {
+            t.entries
+                .iter()
+                .filter(|e| matches!(e.counted, Counted::Many(_)))
+                .count()
+        };
+        assert!((1..table.entries.len()).contains(&held_whole(&table)));
+        assert_eq!(held_whole(&back), held_whole(&table));
+        assert_eq!(back.many.len(), held_whole(&table));
         assert_eq!(serde_json::to_string(&back).unwrap(), text);
         // Merged into the same table, the original and the copy give the same table.
         let (mut a, mut b) = (fill(second, 30), fill(second, 30));
