@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Renders report.html in headless Chromium (Debian's `chromium`, installed when missing) and
 # checks the DOM the browser built, for: a testdata fixture (LRU), two fixtures as shards of one
-# report (LFU, per-file section), a dump whose keys are markup, and a demo dump of ~40k keys with
-# prefixes and TTLs written by a real redis-server (scripts/bench-gen.lua). Checks: the headline
-# numbers equal summary.json's, the top prefix is in the prefix tree, no element came from a
+# report (LFU, per-file section), a dump whose keys are markup (with a fixture as its baseline), and
+# a demo dump of ~40k keys with prefixes and TTLs written by a real redis-server
+# (scripts/bench-gen.lua), with an older state of it as its baseline. Checks: the headline
+# numbers equal summary.json's, the since-baseline figures `diff --format json`'s, the top prefix is in the prefix tree, no element came from a
 # key's text, no script error, no network URL in the file and no request in Chromium's network
 # log while a script clicks through the page, the page stays small; saves a screenshot of each
 # report section. Usage: scripts/check-html.sh [BIN]; with SCREENSHOTS=DIR the demo's section
@@ -53,6 +54,17 @@ redis-cli -p "$port" set "user:1" "&amp; \u2028" >/dev/null
 redis-cli -p "$port" set "{</title><b>tag}:x" v px 3600000 >/dev/null
 stop_server
 
+# The demo's baseline, an older state of it: fewer users, carts with a TTL, flags since deleted,
+# a smaller leaderboard (still a listpack) and blob, no job locks.
+start_server demo-old.rdb
+redis-cli -p "$port" --eval scripts/bench-gen.lua , users 1 8000 >/dev/null
+redis-cli -p "$port" eval "for i=1,1500 do local k='cart:{u'..(i%40)..'}:'..i
+redis.call('hset',k,'sku',i,'qty',i%7) redis.call('expire',k,86400) end
+for i=1,3000 do redis.call('set','legacy:flag:'..i,'on') end
+for i=1,100 do redis.call('hset','leaderboard:big','m'..i,i) end
+redis.call('set','blob:big',string.rep('x',100000)) return 0" 0 >/dev/null
+stop_server
+
 # The demo: bench-gen.lua's production-like users (~3.8 keys each, ~31 % with a TTL), hash-tagged
 # carts, 500 keys expiring in the same minute (an expiry storm), a big hash and a big string.
 start_server demo.rdb
@@ -85,12 +97,17 @@ if ! page_requests "$work/probe/net.json" | grep -q probe.png; then
     echo "check-html: the network-log check did not see a probe page's request" >&2; exit 1
 fi
 
-sections=(headline types prefixes ttl keys sizes cluster files lint)
-# check NAME SHOTS DUMP...: SHOTS is `sections` (one screenshot per section) or `page`.
+sections=(headline baseline types prefixes ttl keys sizes cluster files lint)
+# check NAME SHOTS [--baseline OLD] DUMP...: SHOTS is `sections` (one screenshot per section) or
+# `page`. With a baseline, `diff --format json` of the same runs is what the page must show.
 check() {
-    local name=$1 shots=$2 out="$work/report-$1"
+    local name=$1 shots=$2 out="$work/report-$1" baseline=()
     shift 2
-    "$bin" report "$@" --out-dir "$out" -q >/dev/null
+    if [ "$1" = --baseline ]; then baseline=(--baseline "$2"); shift 2; fi
+    "$bin" report "$@" "${baseline[@]}" --out-dir "$out" -q >/dev/null
+    if [ ${#baseline[@]} -gt 0 ]; then
+        "$bin" diff -q --format json --old "${baseline[1]}" --new "$@" >"$out/diff-cli.json"
+    fi
     chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
         --enable-logging=stderr --v=0 \
         --dump-dom "file://$out/report.html" 2>"$out/console.log" >"$out/dom.html"
@@ -228,8 +245,94 @@ expect(acted.get("shown", "0") != "0", f"filter: {acted.get('shown')} of {acted.
 if name == "hostile":
     for key in ["</script><img src=x onerror=alert(1)>", "<script>alert(2)</script>:k"]:
         expect(key in text, f"key {key!r} not shown as text")
+        expect(key in within("baseline"), f"key {key!r} not in the since-baseline section as text")
     expect("<script>alert(2)</script>" in within("prefix-tree"), "markup prefix not in the tree as text")
     expect("</title><b>tag" in within("hash-tags"), "markup hash tag not shown as text")
+try:
+    d = json.load(open(f"{out}/diff-cli.json"))
+except FileNotFoundError:
+    d = None
+expect((d is not None) == ("baseline" in page.ids), "a since-baseline section iff a baseline")
+if d is not None:
+    class Tables(html.parser.HTMLParser):
+        """The cell texts of each row of each table with an id."""
+        def __init__(self):
+            super().__init__()
+            self.tables, self.table, self.cell = {}, None, None
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.table = self.tables.setdefault(dict(attrs).get("id"), [])
+            elif tag == "tr" and self.table is not None:
+                self.table.append([])
+            elif tag in ("td", "th") and self.table is not None:
+                self.cell = []
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.table[-1].append("".join(self.cell))
+                self.cell = None
+            elif tag == "table":
+                self.table = None
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+    tables = Tables()
+    tables.feed(dom)
+    def rows(id_):
+        return tables.tables.get(id_, [])[1:]  # without the header
+    def signed(v):
+        return f"+{v}" if v > 0 else str(v)
+    def data_v(id_):
+        return page.ids.get(id_, {}).get("data-v")
+    for id_, want in [("base-keys", d["totals"]["keys"]["change"]),
+                      ("base-memory", d["totals"]["memory_bytes"]["change"]),
+                      ("base-serialized", d["totals"]["serialized_bytes"]["change"]),
+                      ("base-keys-without-ttl", d["ttl"]["keys_without_ttl"]["change"])]:
+        expect(data_v(id_) == str(want), f"{id_}: page {data_v(id_)}, diff {want}")
+    lost = d["ttl"]["lost_ttl_keys"]
+    expect(data_v("base-lost-ttl") == (None if lost is None else str(lost)),
+           f"lost TTL: page {data_v('base-lost-ttl')}, diff {lost}")
+    totals = {r[0]: r for r in rows("base-totals")}
+    expect(totals.get("keys", [""] * 4)[1:4] == [str(d["totals"]["keys"]["old"]), str(d["totals"]["keys"]["new"]),
+           signed(d["totals"]["keys"]["change"])], f"totals keys row {totals.get('keys')}")
+    def delta(x):
+        if x["within_bounds"]:
+            return "within bounds"
+        return signed(x["min"]) if x["min"] == x["max"] else None
+    groups = [(f"base-prefixes-{g['depth']}", g) for g in d["prefixes"]] + [("base-patterns", d["patterns"])]
+    for id_, g in groups:
+        counts = [g[k] for k in ("appeared", "vanished", "grew", "shrank", "within_bounds")]
+        want = "no change" if sum(counts) == 0 else \
+            "{} appeared, {} vanished, {} grew, {} shrank, {} within their error bounds".format(*counts)
+        expect(want in within(id_), f"{id_}: {within(id_)[:120]!r}, want {want!r}")
+        shown = {r[0]: r for r in rows(f"{id_}-table")}
+        listed = {c["name"] or '""': c for k in ("appeared_names", "vanished_names", "growers_by_memory",
+                  "shrinkers_by_memory", "growers_by_keys", "shrinkers_by_keys") for c in g[k]}
+        expect(set(shown) == set(listed), f"{id_}: page lists {sorted(shown)[:5]}, diff {sorted(listed)[:5]}")
+        for n, c in listed.items():
+            r = shown.get(n)
+            keys = delta(c["keys_change"])
+            if r and keys is not None:
+                expect(r[4] == keys, f"{id_} {n!r}: keys change {r[4]!r}, diff {keys!r}")
+    big = [r[0] for r in rows("base-big-keys")]
+    expect(big == [k["key"] or '""' for k in d["big_keys"]["keys"]][:200], f"big keys: page {big[:3]}")
+    classes = {r[0]: r for r in rows("base-ttl-classes")}
+    for c in d["ttl"]["classes"] if classes else []:
+        got = classes.get(c["bucket"], [""] * 4)[3]
+        expect(got == signed(c["keys"]["change"]), f"TTL class {c['bucket']}: {got}, diff {c['keys']['change']}")
+    crossings = [(r[0], r[4]) for r in rows("base-crossings")]
+    expect(crossings == [(c["pattern"], str(c["keys"])) for c in d["encoding_crossings"]],
+           f"crossings: page {crossings}")
+    for id_, key in [("base-lint-new", "new"), ("base-lint-resolved", "resolved")]:
+        got = [(r[0], r[1]) for r in rows(id_)]
+        want = [(f["subject"], f["rule"]) for f in (d["lint"] or {}).get(key, [])][:200]
+        expect(got == want, f"{id_}: page {got[:3]}, diff {want[:3]}")
+    if name == "demo":
+        # What the demo's changes must show, whatever the figures.
+        depth1 = {r[0]: r[1] for r in rows("base-prefixes-1-table")}
+        for prefix, status in [("job", "appeared"), ("legacy", "vanished"), ("cart", "grew")]:
+            expect(depth1.get(prefix) == status, f"prefix {prefix}: {depth1.get(prefix)}, want {status}")
+        expect(("leaderboard:big", "1") in crossings, f"leaderboard:big crossing not in {crossings}")
+        expect(lost is not None and lost >= 1500, f"lost TTL {lost}, want >= 1500 (the carts)")
 if fail:
     print(f"check-html: {name}: " + "; ".join(fail), file=sys.stderr)
     sys.exit(1)
@@ -242,14 +345,15 @@ size() {
     case $1 in
         headline) echo 1100,520 ;; types) echo 1100,900 ;; prefixes) echo 1100,760 ;;
         ttl) echo 1100,1000 ;; keys) echo 1100,720 ;; sizes) echo 1100,620 ;;
-        cluster) echo 1100,760 ;; files) echo 1100,420 ;; *) echo 1100,700 ;;
+        cluster) echo 1100,760 ;; files) echo 1100,420 ;; baseline) echo 1100,1500 ;;
+        *) echo 1100,700 ;;
     esac
 }
 
 check fixture page testdata/real/redis-7.4.1-alltypes-lru.rdb
 check shards sections testdata/real/redis-7.4.1-cluster.rdb testdata/modern/valkey-9.1.2-alltypes-lfu.rdb
-check hostile page "$work/dumps/hostile.rdb"
-check demo sections "$work/dumps/demo.rdb"
+check hostile page --baseline testdata/real/redis-7.4.1-alltypes-lru.rdb "$work/dumps/hostile.rdb"
+check demo sections --baseline "$work/dumps/demo-old.rdb" "$work/dumps/demo.rdb"
 if [ -n "${SCREENSHOTS:-}" ]; then
     for id in "${sections[@]}"; do
         if [ -f "$work/report-demo/$id.png" ]; then cp "$work/report-demo/$id.png" "$SCREENSHOTS/report-$id.png"; fi

@@ -523,6 +523,11 @@ pub struct ReportArgs {
     /// Also write the report as one self-contained HTML page (no network request) to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Compare with an older run, as `diff OLD` reads it (a dump, a `report --out-dir`
+    /// directory or a summary.json; repeat for several shard dumps): the HTML report gains a
+    /// "Since baseline" section, and --out-dir also gets diff.txt, diff.csv and diff.json.
+    #[arg(long, value_name = "OLD")]
+    pub baseline: Vec<PathBuf>,
     /// What to print on stdout: tables, or summary.json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
@@ -826,6 +831,11 @@ pub struct LintCommandArgs {
     pub run: RunArgs,
 }
 
+/// `diff --rows` unless given, and the rows of each list of `report --baseline`.
+pub const DIFF_ROWS: usize = 20;
+/// `diff --min-key-bytes` unless given, and that of `report --baseline`.
+pub const DIFF_MIN_KEY_BYTES: u64 = 1 << 20;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DiffFormat {
     Table,
@@ -850,14 +860,14 @@ pub struct DiffArgs {
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// Rows of each list (growers, shrinkers, appeared, …).
-    #[arg(short = 'n', long = "rows", default_value_t = 20, value_name = "N")]
+    #[arg(short = 'n', long = "rows", default_value_t = DIFF_ROWS, value_name = "N")]
     pub rows: usize,
     /// Leave out changes of less memory than this (noise).
     #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, default_value = "0")]
     pub min_change: u64,
     /// When both sides are dumps: compare every key of at least this memory key by key
     /// (besides each side's top N by memory).
-    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, default_value = "1MiB")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, default_value_t = DIFF_MIN_KEY_BYTES)]
     pub min_key_bytes: u64,
     /// Exit 1 when total memory grew by more than PCT percent.
     #[arg(long, value_name = "PCT", value_parser = parse_growth, help_heading = "Alerts")]

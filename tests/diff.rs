@@ -432,3 +432,122 @@ fn a_dump_diffed_with_itself_has_no_change_and_alerts_exit_1() {
     };
     assert_eq!(strip_old(&from_v1), strip_old(&from_v2));
 }
+
+/// The `<tr>` of the table `id` in `html` whose first cell is `name`.
+fn html_row<'a>(html: &'a str, id: &str, name: &str) -> &'a str {
+    let table = html
+        .split(&format!("<table id=\"{id}\">"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no table {id}"));
+    let table = table.split("</table>").next().unwrap();
+    table
+        .split("<tr>")
+        .find(|r| r.starts_with(&format!("<td class=\"key\">{name}</td>")))
+        .unwrap_or_else(|| panic!("no row {name} in {id}: {table}"))
+}
+
+/// The `data-v` of the element with `id` in `html`.
+fn html_data_v(html: &str, id: &str) -> Option<i64> {
+    let at = html.find(&format!("id=\"{id}\" data-v=\""))? + id.len() + 14;
+    let end = html[at..].find('"')?;
+    html[at..at + end].parse().ok()
+}
+
+#[test]
+fn report_baseline_shows_what_diff_computes() {
+    let r = runs();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (old, new) = (r.old.to_str().unwrap(), r.new.to_str().unwrap());
+    let report = |baseline: &str, name: &str| {
+        let out = dir.path().join(name);
+        let page = dir.path().join(format!("{name}.html"));
+        let o = rdbscope(&[
+            "report",
+            "-q",
+            new,
+            "--baseline",
+            baseline,
+            "--out-dir",
+            out.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert_eq!(html, std::fs::read_to_string(page).unwrap());
+        let json: Value =
+            serde_json::from_slice(&std::fs::read(out.join("diff.json")).unwrap()).unwrap();
+        (html, json)
+    };
+
+    // From dumps: diff.json is `diff OLD NEW`, key by key.
+    let (html, json) = report(old, "from-dumps");
+    assert_eq!(json, diff_json(&r.old, &r.new, &[]));
+    check_common(&json);
+    assert_eq!(
+        html_data_v(&html, "base-keys"),
+        Some(N as i64 - SESSIONS as i64 + 2)
+    );
+    assert_eq!(html_data_v(&html, "base-lost-ttl"), Some(K as i64));
+    assert_eq!(
+        html_data_v(&html, "base-memory"),
+        json["totals"]["memory_bytes"]["change"].as_i64()
+    );
+    assert!(html.contains(
+        "<nav><a href=\"#headline\">Headline</a><a href=\"#baseline\">Since baseline</a>"
+    ));
+    let depth1 = &json["prefixes"][0];
+    let line = format!(
+        "Prefixes at depth 1: 2 appeared, 1 vanished, {} grew, {} shrank, 0 within their error bounds",
+        depth1["grew"], depth1["shrank"]
+    );
+    assert!(html.contains(&line), "{line}");
+    assert!(html_row(&html, "base-prefixes-1-table", "order").starts_with(&format!(
+        "<td class=\"key\">order</td><td>appeared</td><td class=\"n\">0</td><td class=\"n\">{N}</td><td class=\"n\">+{N}</td>"
+    )));
+    assert!(html_row(&html, "base-prefixes-1-table", "session").starts_with(&format!(
+        "<td class=\"key\">session</td><td>vanished</td><td class=\"n\">{SESSIONS}</td><td class=\"n\">0</td><td class=\"n\">-{SESSIONS}</td>"
+    )));
+    assert!(html_row(&html, "base-crossings", "cart:*").starts_with(
+        "<td class=\"key\">cart:*</td><td>hash</td><td>listpack</td><td>hashtable</td><td class=\"n\">1</td>"
+    ));
+    let queue = html_row(&html, "base-big-keys", "queue:jobs");
+    assert!(queue.contains("<td>list</td><td>grew</td>"), "{queue}");
+    assert!(
+        queue.ends_with(&format!(
+            "<td class=\"n\">100</td><td class=\"n\">{}</td></tr>",
+            100 + M
+        )),
+        "{queue}"
+    );
+    let long = format!("longname:{}", "a".repeat(LONG_KEY_SEGMENT));
+    assert!(html_row(&html, "base-lint-new", &long).contains("<td>key.too-long</td>"));
+    assert!(html.contains("<p>Keys that lost their TTL (key by key): 30</p>"));
+
+    // From the summary `report --out-dir` wrote: diff.json is `diff OLD_DIR NEW`.
+    let (html, json) = report(r.old_report.to_str().unwrap(), "from-summary");
+    assert_eq!(json, diff_json(&r.old_report, &r.new, &[]));
+    assert_eq!(json["old"]["kind"], "summary");
+    assert_eq!(
+        html_data_v(&html, "base-keys"),
+        Some(N as i64 - SESSIONS as i64 + 2)
+    );
+    assert_eq!(
+        html_data_v(&html, "base-lost-ttl"),
+        None,
+        "not counted key by key"
+    );
+
+    // Without --baseline: no section, no diff files.
+    let out = dir.path().join("plain");
+    let o = rdbscope(&["report", "-q", new, "--out-dir", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let plain = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!plain.contains("id=\"baseline\"") && !plain.contains("Since baseline"));
+    assert!(!out.join("diff.json").exists());
+}

@@ -261,3 +261,46 @@ fn tables_and_tree_rows_are_bounded_whatever_top_asks() {
     let top = top.split("</table>").next().unwrap();
     assert_eq!(top.matches("<tr><td class=\"key\">").count(), 200);
 }
+
+#[test]
+fn markup_in_keys_is_text_since_baseline_too() {
+    let dir = TempDir::new().unwrap();
+    let dump = |name: &str, keys: &[&str]| {
+        let path = dir.path().join(name);
+        let mut rdb = Rdb::new(BufWriter::new(File::create(&path).unwrap())).unwrap();
+        rdb.aux("ctime", "1700000000").unwrap();
+        rdb.select_db(0).unwrap();
+        for key in keys {
+            rdb.set_string(key.as_bytes(), b"v", None).unwrap();
+        }
+        rdb.finish().unwrap();
+        path
+    };
+    let old = dump("old.rdb", &["plain:1"]);
+    let new = dump("new.rdb", &[HOSTILE, "\"'><svg onload=alert(2)>:x"]);
+    let (html, page, _) = report_with(&new, dir.path(), &["--baseline", old.to_str().unwrap()]);
+    assert_eq!(html, page, "--html and --out-dir write the same page");
+    let section = html
+        .split("<section id=\"baseline\">")
+        .nth(1)
+        .unwrap()
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(section.contains(
+        "<tr><td class=\"key\">&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;</td><td>0</td><td>string</td><td>new</td>"
+    ), "{section}");
+    assert!(section.contains(
+        "<tr><td class=\"key\">&quot;&#39;&gt;&lt;svg onload=alert(2)&gt;</td><td>appeared</td>"
+    ), "{section}");
+    assert!(
+        section.contains("<tr><td class=\"key\">plain</td><td>vanished</td>"),
+        "{section}"
+    );
+    assert_eq!(data_v(&html, "base-keys"), Some(1));
+    for raw in ["<img", "<svg onload"] {
+        assert!(!html.contains(raw), "{raw} in the page");
+    }
+    assert_eq!(html.matches("<script").count(), 1);
+    assert_eq!(html.matches("</script>").count(), 1);
+}

@@ -14,7 +14,7 @@ use crate::analyze::{AggregateConfig, Aggregator, KeyStats};
 use crate::cli::{DiffArgs, DiffFormat};
 use crate::pipeline::Options;
 use crate::progress::Progress;
-use crate::report::diff::{compare, DiffOptions, ExactKeys, Side};
+use crate::report::diff::{compare, Diff, DiffOptions, ExactKeys, Side};
 use crate::report::diff_tables;
 use crate::report::summary_read::{RunSummary, RunTopKey};
 use rustc_hash::FxHashSet;
@@ -32,9 +32,27 @@ const TTL_JOIN_CAP: usize = 16 << 20;
 const LOOKUP_FILTER_MAX: usize = 10_000;
 
 /// What `diff` folds beside the report's aggregates when both sides are dumps.
-struct DiffKeys {
+pub(super) struct DiffKeys {
     big: BigKeys,
     ttl: TtlKeyHashes,
+}
+
+impl DiffKeys {
+    /// For one side of dump `file`: with `compare_keys` (`(min_key_bytes, with_ttl)`, both
+    /// sides dumps), its keys of at least `min_key_bytes` and the hashes of its keys with a
+    /// TTL (OLD) or without (NEW); without, nothing.
+    pub(super) fn new(file: usize, compare_keys: Option<(u64, bool)>) -> Self {
+        let (min_key_bytes, with_ttl) = compare_keys.unwrap_or((u64::MAX, false));
+        let cap = if compare_keys.is_some() {
+            TTL_JOIN_CAP
+        } else {
+            0
+        };
+        DiffKeys {
+            big: BigKeys::new(min_key_bytes, file),
+            ttl: TtlKeyHashes::new(with_ttl, cap),
+        }
+    }
 }
 
 impl KeyFold for DiffKeys {
@@ -53,7 +71,7 @@ impl AddAssign for DiffKeys {
 }
 
 /// One side, read back.
-struct Loaded {
+pub(super) struct Loaded {
     summary: RunSummary,
     side: Side,
     /// Some dump could not be read whole.
@@ -79,23 +97,56 @@ fn sides(args: &DiffArgs) -> io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     }
 }
 
-fn load(
+fn source(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Loaded {
+    /// Dumps analysed into `summary`; `keys` folded in the same pass when both sides are
+    /// dumps.
+    pub(super) fn dumps(
+        paths: &[PathBuf],
+        summary: RunSummary,
+        failed: bool,
+        keys: Option<DiffKeys>,
+    ) -> Self {
+        Loaded {
+            side: Side {
+                source: source(paths),
+                kind: "dumps",
+                files: summary.files.iter().map(|f| f.path.clone()).collect(),
+                partial: summary.partial,
+            },
+            summary,
+            failed,
+            keys: keys.map(|k| (k.big.into_sorted(), k.ttl.into_sorted())),
+        }
+    }
+
+    /// Some dump could not be read whole.
+    pub(super) fn failed(&self) -> bool {
+        self.failed
+    }
+}
+
+/// One side read back: a summary.json read, or dumps analysed (with `compare_keys`, see
+/// [`DiffKeys::new`]).
+pub(super) fn load(
     input: &RunInput,
     paths: &[PathBuf],
     settings: &DumpSettings<'_>,
     compare_keys: Option<(u64, bool)>,
 ) -> io::Result<Loaded> {
-    let source = paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
     match input {
         RunInput::Summary(path) => {
             let summary = read_summary(path)?;
             Ok(Loaded {
                 side: Side {
-                    source,
+                    source: source(paths),
                     kind: "summary",
                     files: summary.files.iter().map(|f| f.path.clone()).collect(),
                     partial: summary.partial,
@@ -106,27 +157,10 @@ fn load(
             })
         }
         RunInput::Dumps(dumps) => {
-            let (min_key_bytes, with_ttl) = compare_keys.unwrap_or((u64::MAX, false));
-            let cap = if compare_keys.is_some() {
-                TTL_JOIN_CAP
-            } else {
-                0
-            };
-            let (summary, failed, keys) = analyse_dumps(dumps, settings, |s| DiffKeys {
-                big: BigKeys::new(min_key_bytes, s.file),
-                ttl: TtlKeyHashes::new(with_ttl, cap),
-            })?;
-            Ok(Loaded {
-                side: Side {
-                    source,
-                    kind: "dumps",
-                    files: summary.files.iter().map(|f| f.path.clone()).collect(),
-                    partial: summary.partial,
-                },
-                summary,
-                failed,
-                keys: compare_keys.map(|_| (keys.big.into_sorted(), keys.ttl.into_sorted())),
-            })
+            let (summary, failed, keys) =
+                analyse_dumps(dumps, settings, |s| DiffKeys::new(s.file, compare_keys))?;
+            let keys = compare_keys.map(|_| keys);
+            Ok(Loaded::dumps(paths, summary, failed, keys))
         }
     }
 }
@@ -230,6 +264,59 @@ fn exact_keys(
     })
 }
 
+/// OLD compared with NEW: when both are dumps, their big keys key by key (a lookup pass with
+/// `options`) and the keys that lost their TTL by hash join.
+pub(super) fn compare_sides(
+    (old_input, mut old): (&RunInput, Loaded),
+    (new_input, mut new): (&RunInput, Loaded),
+    options: &Options,
+    min_key_bytes: u64,
+    diff_options: &DiffOptions,
+) -> io::Result<Diff> {
+    let (mut exact, mut lost_ttl) = (None, None);
+    let both_dumps = matches!(
+        (old_input, new_input),
+        (RunInput::Dumps(_), RunInput::Dumps(_))
+    );
+    if let (RunInput::Dumps(od), RunInput::Dumps(nd), Some((ob, ot)), Some((nb, nt))) =
+        (old_input, new_input, old.keys.take(), new.keys.take())
+    {
+        exact = Some(exact_keys((od, ob), (nd, nb), options, min_key_bytes)?);
+        if let (Some(with_ttl), Some(without)) = (ot, nt) {
+            lost_ttl = Some(shared(&with_ttl, &without));
+        }
+    }
+    let mut diff = compare(
+        (old.side, &old.summary),
+        (new.side, &new.summary),
+        exact.as_ref(),
+        lost_ttl,
+        diff_options,
+    );
+    if both_dumps && lost_ttl.is_none() {
+        diff.notes.push(format!(
+            "keys that lost their TTL are not counted key by key: a side holds more than {TTL_JOIN_CAP} keys to match"
+        ));
+    }
+    Ok(diff)
+}
+
+/// diff.txt, diff.csv and diff.json in `dir` (which exists).
+pub(super) fn write_files(dir: &Path, diff: &Diff) -> io::Result<()> {
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        fs::write(&path, bytes)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    };
+    write("diff.txt", diff_tables::render(diff).as_bytes())?;
+    let mut csv = Vec::new();
+    diff_tables::write_csv(&mut csv, diff)?;
+    write("diff.csv", &csv)?;
+    let mut json = serde_json::to_vec_pretty(diff).map_err(io::Error::from)?;
+    json.push(b'\n');
+    write("diff.json", &json)
+}
+
 pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
     let (old_paths, new_paths) = sides(args)?;
     let old_input = RunInput::classify(&old_paths)?;
@@ -273,56 +360,27 @@ pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
         || load(&new_input, &new_paths, &settings, compare_keys(false)),
     );
     progress.finish();
-    let (mut old, mut new) = (old?, new?);
-    let (mut exact, mut lost_ttl) = (None, None);
-    if let (RunInput::Dumps(od), RunInput::Dumps(nd), Some((ob, ot)), Some((nb, nt))) =
-        (&old_input, &new_input, old.keys.take(), new.keys.take())
-    {
-        exact = Some(exact_keys(
-            (od, ob),
-            (nd, nb),
-            &options,
-            args.min_key_bytes,
-        )?);
-        if let (Some(with_ttl), Some(without)) = (ot, nt) {
-            lost_ttl = Some(shared(&with_ttl, &without));
-        }
-    }
+    let (old, new) = (old?, new?);
     let diff_options = DiffOptions {
         rows: args.rows,
         min_change: args.min_change,
         fail_on_growth: args.fail_on_growth,
         fail_on_prefix_growth: args.fail_on_prefix_growth,
     };
-    let mut diff = compare(
-        (old.side.clone(), &old.summary),
-        (new.side.clone(), &new.summary),
-        exact.as_ref(),
-        lost_ttl,
+    let (old_failed, new_failed) = (old.failed, new.failed);
+    let diff = compare_sides(
+        (&old_input, old),
+        (&new_input, new),
+        &options,
+        args.min_key_bytes,
         &diff_options,
-    );
-    if both_dumps && lost_ttl.is_none() {
-        diff.notes.push(format!(
-            "keys that lost their TTL are not counted key by key: a side holds more than {TTL_JOIN_CAP} keys to match"
-        ));
-    }
+    )?;
     if let Some(dir) = &args.out_dir {
         fs::create_dir_all(dir)
             .map_err(|e| io::Error::new(e.kind(), format!("--out-dir {}: {e}", dir.display())))?;
-        let write = |name: &str, bytes: &[u8]| {
-            let path = dir.join(name);
-            fs::write(&path, bytes)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-        };
-        write("diff.txt", diff_tables::render(&diff).as_bytes())?;
-        let mut csv = Vec::new();
-        diff_tables::write_csv(&mut csv, &diff)?;
-        write("diff.csv", &csv)?;
-        let mut json = serde_json::to_vec_pretty(&diff).map_err(io::Error::from)?;
-        json.push(b'\n');
-        write("diff.json", &json)?;
+        write_files(dir, &diff)?;
     }
-    let outcome = if old.failed || new.failed {
+    let outcome = if old_failed || new_failed {
         Outcome::Failed
     } else if !diff.alerts.is_empty() {
         Outcome::Findings

@@ -122,5 +122,5 @@ pub fn run(args: &MergeArgs, out: impl Write) -> io::Result<Outcome> {
         sort: args.sort,
         quiet: args.quiet,
     };
-    write_report(Analysis { files, merged }, &settings, &outputs, out)
+    write_report(Analysis { files, merged }, &settings, &outputs, None, out)
 }

@@ -1,18 +1,23 @@
 //! `rdbscope report`: every aggregate from one pass, as tables or `summary.json` on stdout,
 //! and with `--out-dir` also as files (`keys.csv` and/or `keys.parquet` streamed during the
-//! same pass).
+//! same pass). With `--baseline OLD`, the run is compared with OLD as `diff OLD DUMPS` would
+//! compare them ([`super::diff`]): the HTML report shows it, `--out-dir` gets the diff files.
 
+use super::diff::{compare_sides, load, write_files, DiffKeys, Loaded};
 use super::replace::{in_file, replace_files};
-use super::runs::summary_with_lint;
+use super::runs::{
+    analyse_linted, run_summary, summary_with_lint, DumpSettings, KeyFold, NoExtra, RunInput,
+};
 use super::{keep_verdict, Outcome};
-use crate::analysis::{self, Analysis};
+use crate::analysis::Analysis;
 use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
-use crate::analyze::{AggregateConfig, Aggregates};
-use crate::cli::{ReportArgs, ReportFormat};
+use crate::analyze::{AggregateConfig, Aggregates, Source};
+use crate::cli::{ReportArgs, ReportFormat, DIFF_MIN_KEY_BYTES, DIFF_ROWS};
 use crate::lint::{self, LintConfig, LintReport, Linted};
 use crate::progress::Progress;
 use crate::rdb::RedisType;
+use crate::report::diff::{Diff, DiffOptions};
 use crate::report::key_rows::RowSinks;
 use crate::report::keys::RowFormat;
 use crate::report::run_state::{self, RunSettings};
@@ -24,56 +29,172 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// `--baseline OLD`: what it names.
+struct BaselineInput {
+    paths: Vec<PathBuf>,
+    input: RunInput,
+}
+
+impl BaselineInput {
+    /// When both runs are dumps, the keys each side folds for the key-by-key comparison
+    /// (`with_ttl` for OLD).
+    fn compare_keys(&self, with_ttl: bool) -> Option<(u64, bool)> {
+        matches!(self.input, RunInput::Dumps(_)).then_some((DIFF_MIN_KEY_BYTES, with_ttl))
+    }
+}
+
+/// OLD read, and what the report's pass folded of NEW, to compare once NEW is linted.
+pub struct Baseline<'a> {
+    input: RunInput,
+    old: Loaded,
+    new_dumps: &'a [PathBuf],
+    new_keys: Option<DiffKeys>,
+    settings: DumpSettings<'a>,
+}
+
+impl Baseline<'_> {
+    /// OLD compared with the linted NEW as `diff` compares them, and whether OLD's dumps
+    /// failed.
+    fn compare(self, new: &Analysis<Aggregates>, lint: &LintReport) -> io::Result<(Diff, bool)> {
+        let old_failed = self.old.failed();
+        let new_summary = run_summary(new, lint, self.new_dumps, &self.settings)?;
+        let new = Loaded::dumps(self.new_dumps, new_summary, new.failed(), self.new_keys);
+        let diff_options = DiffOptions {
+            rows: DIFF_ROWS,
+            min_change: 0,
+            fail_on_growth: None,
+            fail_on_prefix_growth: None,
+        };
+        let diff = compare_sides(
+            (&self.input, self.old),
+            (&RunInput::Dumps(self.new_dumps.to_vec()), new),
+            self.settings.options,
+            DIFF_MIN_KEY_BYTES,
+            &diff_options,
+        )?;
+        Ok((diff, old_failed))
+    }
+}
+
+/// The report's pass: the dumps analysed with lint, the per-key files of `--out-dir` written
+/// in the same pass, and `extra` fed the same keys.
+fn pass<E: KeyFold>(
+    args: &ReportArgs,
+    settings: &DumpSettings<'_>,
+    key_files: &mut Vec<&'static str>,
+    extra: impl Fn(Source) -> E + Sync,
+) -> io::Result<(Analysis<Linted>, E)> {
+    let Some(dir) = &args.out_dir else {
+        return analyse_linted(&args.dumps, settings, None, extra);
+    };
+    create_out_dir(dir)?;
+    if args.keys_format.csv() {
+        key_files.push("keys.csv");
+    }
+    if args.keys_format.parquet() {
+        key_files.push("keys.parquet");
+    }
+    if key_files.is_empty() {
+        return analyse_linted(&args.dumps, settings, None, extra);
+    }
+    let paths: Vec<PathBuf> = key_files.iter().map(|name| dir.join(name)).collect();
+    replace_files(&paths, |mut files| {
+        let (csv, parquet) = match (args.keys_format.csv(), &mut files[..]) {
+            (true, [csv, parquet]) => (Some(csv), Some(parquet)),
+            (true, [csv]) => (Some(csv), None),
+            (_, [parquet]) => (None, Some(parquet)),
+            _ => unreachable!("one file per format asked for"),
+        };
+        let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
+        let parquet = parquet.map(|out| out as &mut (dyn Write + Send));
+        let mut sinks = RowSinks::begin(csv, parquet, args.dumps.len() > 1)?;
+        let a = analyse_linted(&args.dumps, settings, Some(&mut sinks), &extra)?;
+        sinks.finish()?;
+        Ok(a)
+    })
+}
+
 pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
     let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
     // `--under` restricts the keys too, but says so in its own note.
     let filtered = !options.filter.is_empty();
-    let config = AggregateConfig {
+    let aggregates = AggregateConfig {
         top_n: args.top,
         prefixes: args.drill.apply(&args.rollup, &mut options),
     };
     let lint_config = Arc::new(args.lint.config(&args.rollup));
-    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
-    let make = |source| Linted::new(&config, &lint_config, source);
-    let mut key_files = Vec::new();
-    let analysis = match &args.out_dir {
-        None => analysis::analyze(&args.dumps, &options, &progress, None, make)?,
-        Some(dir) => {
-            create_out_dir(dir)?;
-            if args.keys_format.csv() {
-                key_files.push("keys.csv");
-            }
-            if args.keys_format.parquet() {
-                key_files.push("keys.parquet");
-            }
-            if key_files.is_empty() {
-                analysis::analyze(&args.dumps, &options, &progress, None, make)?
-            } else {
-                let paths: Vec<PathBuf> = key_files.iter().map(|name| dir.join(name)).collect();
-                replace_files(&paths, |mut files| {
-                    let (csv, parquet) = match (args.keys_format.csv(), &mut files[..]) {
-                        (true, [csv, parquet]) => (Some(csv), Some(parquet)),
-                        (true, [csv]) => (Some(csv), None),
-                        (_, [parquet]) => (None, Some(parquet)),
-                        _ => unreachable!("one file per format asked for"),
-                    };
-                    let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
-                    let parquet = parquet.map(|out| out as &mut (dyn Write + Send));
-                    let mut sinks = RowSinks::begin(csv, parquet, args.dumps.len() > 1)?;
-                    let rows = Some(&mut sinks);
-                    let a = analysis::analyze(&args.dumps, &options, &progress, rows, make)?;
-                    sinks.finish()?;
-                    Ok(a)
-                })?
-            }
-        }
-    };
     let settings = RunSettings {
-        aggregates: config,
+        aggregates,
         lint: LintConfig::clone(&lint_config),
         filtered,
         filters: args.common.filter.flags(),
         model: options.overrides.flags(),
+    };
+    let baseline = match &args.baseline[..] {
+        [] => None,
+        paths => {
+            let input = RunInput::classify(paths)?;
+            let stdin = |d: &[PathBuf]| d.iter().any(|p| p == Path::new("-"));
+            if matches!(&input, RunInput::Dumps(d) if stdin(d)) && stdin(&args.dumps) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "only one run can be read from standard input (-): the dumps or --baseline",
+                ));
+            }
+            Some(BaselineInput {
+                paths: paths.to_vec(),
+                input,
+            })
+        }
+    };
+    let old_dumps = match &baseline {
+        Some(BaselineInput {
+            input: RunInput::Dumps(d),
+            ..
+        }) => &d[..],
+        _ => &[],
+    };
+    let old_progress = Progress::for_files(args.run.progress_mode(), old_dumps);
+    let old_settings = DumpSettings {
+        options: &options,
+        config: &settings.aggregates,
+        lint: &lint_config,
+        filtered,
+        progress: &old_progress,
+    };
+    // OLD first: a baseline that cannot be read fails before the long pass.
+    let old = match baseline {
+        None => None,
+        Some(b) => {
+            let loaded = load(&b.input, &b.paths, &old_settings, b.compare_keys(true))?;
+            Some((b, loaded))
+        }
+    };
+    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let dump_settings = DumpSettings {
+        progress: &progress,
+        ..old_settings
+    };
+    let mut key_files = Vec::new();
+    let (analysis, baseline) = match old {
+        Some((b, old)) => {
+            let compare_keys = b.compare_keys(false);
+            let (analysis, keys) = pass(args, &dump_settings, &mut key_files, |s| {
+                DiffKeys::new(s.file, compare_keys)
+            })?;
+            let baseline = Baseline {
+                input: b.input,
+                old,
+                new_dumps: &args.dumps,
+                new_keys: compare_keys.map(|_| keys),
+                settings: dump_settings,
+            };
+            (analysis, Some(baseline))
+        }
+        None => {
+            let (analysis, NoExtra) = pass(args, &dump_settings, &mut key_files, |_| NoExtra)?;
+            (analysis, None)
+        }
     };
     let outputs = Outputs {
         out_dir: args.out_dir.as_deref(),
@@ -83,7 +204,7 @@ pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
         sort: args.drill.sort,
         quiet: args.run.quiet,
     };
-    write_report(analysis, &settings, &outputs, out)
+    write_report(analysis, &settings, &outputs, baseline, out)
 }
 
 /// Where a report goes once its dumps are analysed (or its runs merged).
@@ -101,11 +222,13 @@ pub struct Outputs<'a> {
 }
 
 /// Lints `analysis` (made with `settings`) and writes the report where `to` says and to
-/// `out`; summary.json carries the run's mergeable state.
+/// `out`; summary.json carries the run's mergeable state. With a `baseline`, the page shows
+/// what changed since it and `to.out_dir` gets the diff files.
 pub fn write_report(
     analysis: Analysis<Linted>,
     settings: &RunSettings,
     to: &Outputs<'_>,
+    baseline: Option<Baseline<'_>>,
     mut out: impl Write,
 ) -> io::Result<Outcome> {
     let json = to.format == ReportFormat::Json;
@@ -113,6 +236,7 @@ pub fn write_report(
         .then(|| run_state::write(settings, &analysis))
         .transpose()?;
     let (analysis, lint) = lint::evaluate(analysis);
+    let diff = baseline.map(|b| b.compare(&analysis, &lint)).transpose()?;
     let config = &settings.aggregates;
     // Built once, for whichever of summary.json, report.html and `--format json` want it.
     let summary = LazyCell::new(|| {
@@ -127,17 +251,23 @@ pub fn write_report(
         s.state = state;
         s
     });
-    let page = LazyCell::new(|| html::render(&summary));
+    let since = diff.as_ref().map(|(d, _)| d);
+    let page = LazyCell::new(|| html::render(&summary, since));
     if let Some(dir) = to.out_dir {
-        write_out_dir(dir, &analysis, &lint, &summary, &page)?;
+        write_out_dir(dir, &analysis, &lint, &summary, &page, since)?;
         if !to.quiet {
             let keys: String = to
                 .key_files
                 .iter()
                 .map(|name| format!("{name}, "))
                 .collect();
+            let diffs = if diff.is_some() {
+                "diff.txt, diff.csv, diff.json, "
+            } else {
+                ""
+            };
             eprintln!(
-                "rdbscope: wrote summary.json, report.html, {keys}prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
+                "rdbscope: wrote summary.json, report.html, {keys}{diffs}prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
                 dir.display()
             );
         }
@@ -145,7 +275,7 @@ pub fn write_report(
     if let Some(path) = to.html {
         fs::write(path, page.as_bytes()).map_err(|e| in_file(path, e))?;
     }
-    let outcome = if analysis.failed() {
+    let outcome = if analysis.failed() || diff.as_ref().is_some_and(|(_, failed)| *failed) {
         Outcome::Failed
     } else {
         Outcome::Clean
@@ -210,6 +340,7 @@ fn write_out_dir(
     lint: &LintReport,
     summary: &Summary,
     page: &str,
+    baseline: Option<&Diff>,
 ) -> io::Result<()> {
     let m = &a.merged;
     write_file(dir, "summary.json", |w| {
@@ -217,6 +348,9 @@ fn write_out_dir(
         w.write_all(b"\n")
     })?;
     write_file(dir, "report.html", |w| w.write_all(page.as_bytes()))?;
+    if let Some(diff) = baseline {
+        write_files(dir, diff)?;
+    }
     write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
     write_file(dir, "prefixes.csv", |w| {
         rollups::write_prefixes(w, &m.prefixes, SortBy::Memory)

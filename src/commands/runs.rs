@@ -8,6 +8,7 @@ use crate::analyze::{AggregateConfig, Aggregates, Aggregator, KeyStats, Source};
 use crate::lint::{self, LintConfig, LintReport, Linted, Thresholds};
 use crate::pipeline::Options;
 use crate::progress::Progress;
+use crate::report::key_rows::RowSinks;
 use crate::report::lint as lint_output;
 use crate::report::run_state::RunState;
 use crate::report::summary::{self, Summary};
@@ -133,28 +134,39 @@ impl AddAssign for NoExtra {
     fn add_assign(&mut self, _: NoExtra) {}
 }
 
-/// Dumps analysed with lint into the summary a report would write (every held row of the
-/// group tables), whether some dump failed, and `extra` fed the same keys.
-pub fn analyse_dumps<E: KeyFold>(
+/// Dumps analysed with lint, not yet evaluated (the per-key `rows` written in the same pass
+/// when given), and `extra` fed the same keys.
+pub fn analyse_linted<E: KeyFold>(
     dumps: &[PathBuf],
     settings: &DumpSettings<'_>,
+    rows: Option<&mut RowSinks<'_>>,
     extra: impl Fn(Source) -> E + Sync,
-) -> io::Result<(RunSummary, bool, E)> {
+) -> io::Result<(Analysis<Linted>, E)> {
     let make = |source| WithExtra {
         linted: Linted::new(settings.config, settings.lint, source),
         extra: extra(source),
     };
-    let a = analysis::analyze(dumps, settings.options, settings.progress, None, make)?;
-    let failed = a.failed();
+    let a = analysis::analyze(dumps, settings.options, settings.progress, rows, make)?;
     let Analysis { files, merged } = a;
     let WithExtra { linted, extra } = merged;
-    let (a, lint) = lint::evaluate(Analysis {
+    let a = Analysis {
         files,
         merged: linted,
-    });
+    };
+    Ok((a, extra))
+}
+
+/// A run analysed in this process as `diff` reads a run: the summary a report would write,
+/// with every held row of the group tables.
+pub fn run_summary(
+    a: &Analysis<Aggregates>,
+    lint: &LintReport,
+    dumps: &[PathBuf],
+    settings: &DumpSettings<'_>,
+) -> io::Result<RunSummary> {
     let s = summary_with_lint(
-        &a,
-        &lint,
+        a,
+        lint,
         &settings.lint.thresholds,
         settings.config,
         settings.filtered,
@@ -165,8 +177,20 @@ pub fn analyse_dumps<E: KeyFold>(
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(" ");
-    let run = RunSummary::of(&s, &origin).map_err(invalid)?;
-    Ok((run, failed, extra))
+    RunSummary::of(&s, &origin).map_err(invalid)
+}
+
+/// Dumps analysed with lint into the summary a report would write (every held row of the
+/// group tables), whether some dump failed, and `extra` fed the same keys.
+pub fn analyse_dumps<E: KeyFold>(
+    dumps: &[PathBuf],
+    settings: &DumpSettings<'_>,
+    extra: impl Fn(Source) -> E + Sync,
+) -> io::Result<(RunSummary, bool, E)> {
+    let (a, extra) = analyse_linted(dumps, settings, None, extra)?;
+    let (a, lint) = lint::evaluate(a);
+    let run = run_summary(&a, &lint, dumps, settings)?;
+    Ok((run, a.failed(), extra))
 }
 
 /// The report's aggregates with lint, and another aggregator fed the same keys.

@@ -6,7 +6,7 @@
 
 use super::diff::{
     CountsChange, Delta, Diff, GroupChange, GroupStatus, GroupTableChange, KeyChange, KeyStatus,
-    MetricChange, Range,
+    LintChange, MetricChange, Range, TtlChange,
 };
 use super::escape::neutralize_formula;
 use super::tables::{bytes, notes_section, table, utc_seconds};
@@ -62,12 +62,52 @@ fn count(v: u64) -> String {
     v.to_string()
 }
 
-fn section(out: &mut String, title: &str, t: &super::text_table::TextTable) {
-    let _ = write!(out, "{title}\n{t}\n\n");
+/// One table of the diff, as cells: the terminal tables and report.html's "Since baseline"
+/// section show the same rows.
+pub struct DiffTable {
+    pub title: String,
+    pub header: Vec<&'static str>,
+    /// Leading columns of text (the rest are figures).
+    pub text_columns: usize,
+    pub rows: Vec<Vec<String>>,
 }
 
-fn counts_rows(out: &mut String, title: &str, c: &CountsChange) {
-    let mut t = table(&["", "old", "new", "change", "change %"], 1);
+impl DiffTable {
+    fn new(title: impl Into<String>, header: &[&'static str], text_columns: usize) -> Self {
+        DiffTable {
+            title: title.into(),
+            header: header.to_vec(),
+            text_columns,
+            rows: Vec::new(),
+        }
+    }
+
+    /// `None` when it has no row.
+    fn some(self) -> Option<Self> {
+        (!self.rows.is_empty()).then_some(self)
+    }
+}
+
+fn section(out: &mut String, t: &DiffTable) {
+    let mut text = table(&t.header, t.text_columns);
+    for row in &t.rows {
+        text.add_row(row.clone());
+    }
+    let _ = write!(out, "{}\n{text}\n\n", t.title);
+}
+
+/// A metric's change in percent; empty when it did not change.
+pub fn change_percent(m: MetricChange) -> String {
+    if m.change == 0 {
+        String::new()
+    } else {
+        percent(m.change_percent)
+    }
+}
+
+/// Keys, memory, bytes in the file, elements and keys with TTL: old, new, change.
+pub fn totals_table(c: &CountsChange) -> DiffTable {
+    let mut t = DiffTable::new("Totals", &["", "old", "new", "change", "change %"], 1);
     let rows: [(&str, MetricChange, bool); 5] = [
         ("keys", c.keys, false),
         ("memory", c.memory_bytes, true),
@@ -81,24 +121,20 @@ fn counts_rows(out: &mut String, title: &str, c: &CountsChange) {
         } else {
             (m.old.to_string(), m.new.to_string(), signed_count(m.change))
         };
-        let pct = if m.change == 0 {
-            String::new()
-        } else {
-            percent(m.change_percent)
-        };
-        t.add_row(vec![name.into(), old, new, change, pct]);
+        t.rows
+            .push(vec![name.into(), old, new, change, change_percent(m)]);
     }
-    section(out, title, &t);
+    t
 }
 
 /// One row per changed breakdown entry: keys and memory, old, new and change.
 fn breakdown<'a>(
-    out: &mut String,
     title: &str,
-    label: &str,
+    label: &'static str,
     rows: impl Iterator<Item = (String, &'a CountsChange)>,
-) {
-    let mut t = table(
+) -> Option<DiffTable> {
+    let mut t = DiffTable::new(
+        title,
         &[
             label,
             "keys old",
@@ -111,11 +147,9 @@ fn breakdown<'a>(
         ],
         1,
     );
-    let mut any = false;
     for (name, c) in rows.filter(|(_, c)| c.changed()) {
-        any = true;
         let m = c.memory_bytes;
-        t.add_row(vec![
+        t.rows.push(vec![
             name,
             c.keys.old.to_string(),
             c.keys.new.to_string(),
@@ -123,16 +157,36 @@ fn breakdown<'a>(
             bytes(m.old),
             bytes(m.new),
             signed_bytes(m.change),
-            if m.change == 0 {
-                String::new()
-            } else {
-                percent(m.change_percent)
-            },
+            change_percent(m),
         ]);
     }
-    if any {
-        section(out, title, &t);
-    }
+    t.some()
+}
+
+/// The changed entries by db, by type, by type and encoding.
+pub fn breakdown_tables(d: &Diff) -> Vec<DiffTable> {
+    [
+        breakdown(
+            "By db (changed)",
+            "db",
+            d.by_db.iter().map(|r| (r.db.to_string(), &r.counts)),
+        ),
+        breakdown(
+            "By type (changed)",
+            "type",
+            d.by_type.iter().map(|r| (r.type_name.clone(), &r.counts)),
+        ),
+        breakdown(
+            "By type and encoding (changed)",
+            "type/encoding",
+            d.by_encoding
+                .iter()
+                .map(|r| (format!("{}/{}", r.type_name, r.encoding), &r.counts)),
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn status(s: GroupStatus) -> &'static str {
@@ -145,11 +199,14 @@ fn status(s: GroupStatus) -> &'static str {
     }
 }
 
-fn group_list(out: &mut String, title: &str, label: &str, rows: &[GroupChange]) {
-    if rows.is_empty() {
-        return;
-    }
-    let mut t = table(
+/// A prefix or pattern table's changes, one row per name.
+pub fn group_table<'a>(
+    title: &str,
+    label: &'static str,
+    rows: impl IntoIterator<Item = &'a GroupChange>,
+) -> DiffTable {
+    let mut t = DiffTable::new(
+        title,
         &[
             label,
             "status",
@@ -164,7 +221,7 @@ fn group_list(out: &mut String, title: &str, label: &str, rows: &[GroupChange]) 
         2,
     );
     for c in rows {
-        t.add_row(vec![
+        t.rows.push(vec![
             if c.name.is_empty() {
                 "\"\"".into()
             } else {
@@ -186,45 +243,53 @@ fn group_list(out: &mut String, title: &str, label: &str, rows: &[GroupChange]) 
             },
         ]);
     }
-    section(out, title, &t);
+    t
 }
 
-fn group_sections(out: &mut String, what: &str, label: &str, g: &GroupTableChange) {
+/// `WHAT: 1 appeared, 0 vanished, …`, or `WHAT: no change`.
+pub fn group_summary(what: &str, g: &GroupTableChange) -> String {
     if g.appeared + g.vanished + g.grew + g.shrank + g.within_bounds == 0 {
-        let _ = writeln!(out, "{what}: no change\n");
-        return;
+        return format!("{what}: no change");
     }
-    let _ = writeln!(
-        out,
-        "{what}: {} appeared, {} vanished, {} grew, {} shrank, {} within their error bounds\n",
+    format!(
+        "{what}: {} appeared, {} vanished, {} grew, {} shrank, {} within their error bounds",
         g.appeared, g.vanished, g.grew, g.shrank, g.within_bounds
-    );
-    group_list(out, &format!("{what} — appeared"), label, &g.appeared_names);
-    group_list(out, &format!("{what} — vanished"), label, &g.vanished_names);
-    group_list(
-        out,
-        &format!("{what} — biggest growers by memory"),
-        label,
+    )
+}
+
+/// Every listed change of a table once, in list order: appeared, vanished, growers and
+/// shrinkers by memory, then by keys.
+pub fn group_changes_once(g: &GroupTableChange) -> Vec<&GroupChange> {
+    let mut seen = std::collections::BTreeSet::new();
+    [
+        &g.appeared_names,
+        &g.vanished_names,
         &g.growers_by_memory,
-    );
-    group_list(
-        out,
-        &format!("{what} — biggest shrinkers by memory"),
-        label,
         &g.shrinkers_by_memory,
-    );
-    group_list(
-        out,
-        &format!("{what} — biggest growers by keys"),
-        label,
         &g.growers_by_keys,
-    );
-    group_list(
-        out,
-        &format!("{what} — biggest shrinkers by keys"),
-        label,
         &g.shrinkers_by_keys,
-    );
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|c| seen.insert(&c.name))
+    .collect()
+}
+
+fn group_sections(out: &mut String, what: &str, label: &'static str, g: &GroupTableChange) {
+    let _ = writeln!(out, "{}\n", group_summary(what, g));
+    let lists = [
+        ("appeared", &g.appeared_names),
+        ("vanished", &g.vanished_names),
+        ("biggest growers by memory", &g.growers_by_memory),
+        ("biggest shrinkers by memory", &g.shrinkers_by_memory),
+        ("biggest growers by keys", &g.growers_by_keys),
+        ("biggest shrinkers by keys", &g.shrinkers_by_keys),
+    ];
+    for (list, rows) in lists {
+        if !rows.is_empty() {
+            section(out, &group_table(&format!("{what} — {list}"), label, rows));
+        }
+    }
 }
 
 fn key_status(s: KeyStatus) -> &'static str {
@@ -258,6 +323,239 @@ fn encoding_cell(k: &KeyChange) -> String {
     }
 }
 
+/// The big keys that changed, biggest change first.
+pub fn big_keys_table(d: &Diff) -> Option<DiffTable> {
+    let title = match d.big_keys.exact_above_bytes {
+        Some(b) => format!(
+            "Big keys (every key of {} or more, and each side's top {} by memory)",
+            bytes(b),
+            d.big_keys.n
+        ),
+        None => format!("Big keys (each side's top {} by memory)", d.big_keys.n),
+    };
+    let mut t = DiffTable::new(
+        title,
+        &[
+            "key",
+            "db",
+            "type",
+            "status",
+            "encoding",
+            "memory old",
+            "memory new",
+            "change",
+            "elements old",
+            "elements new",
+        ],
+        5,
+    );
+    for k in &d.big_keys.keys {
+        t.rows.push(vec![
+            if k.key.is_empty() {
+                "\"\"".into()
+            } else {
+                k.key.clone()
+            },
+            k.db.to_string(),
+            k.type_name.clone(),
+            key_status(k.status).into(),
+            encoding_cell(k),
+            key_memory(k.old_memory_bytes, k.old_memory_at_most),
+            key_memory(k.new_memory_bytes, k.new_memory_at_most),
+            match k.status {
+                KeyStatus::EnteredTop | KeyStatus::LeftTop => String::new(),
+                _ => signed_bytes(k.memory_change()),
+            },
+            opt(k.old_elements),
+            opt(k.new_elements),
+        ]);
+    }
+    t.some()
+}
+
+/// The TTL classes, when one changed.
+pub fn ttl_classes_table(ttl: &TtlChange) -> Option<DiffTable> {
+    if !ttl
+        .classes
+        .iter()
+        .any(|c| c.keys.change != 0 || c.memory_bytes.change != 0)
+    {
+        return None;
+    }
+    let mut t = DiffTable::new(
+        "TTL classes (each run measured from its dump's ctime)",
+        &[
+            "TTL class",
+            "keys old",
+            "keys new",
+            "keys change",
+            "memory old",
+            "memory new",
+            "memory change",
+        ],
+        1,
+    );
+    for c in &ttl.classes {
+        t.rows.push(vec![
+            c.bucket.clone(),
+            c.keys.old.to_string(),
+            c.keys.new.to_string(),
+            signed_count(c.keys.change),
+            bytes(c.memory_bytes.old),
+            bytes(c.memory_bytes.new),
+            signed_bytes(c.memory_bytes.change),
+        ]);
+    }
+    Some(t)
+}
+
+/// `Keys that lost their TTL (key by key): N`, when counted.
+pub fn lost_ttl_line(ttl: &TtlChange) -> Option<String> {
+    ttl.lost_ttl_keys
+        .map(|lost| format!("Keys that lost their TTL (key by key): {lost}"))
+}
+
+/// Patterns whose keys without a TTL grew beyond their keys.
+pub fn lost_ttl_table(ttl: &TtlChange) -> Option<DiffTable> {
+    let mut t = DiffTable::new(
+        "Keys without a TTL beyond each pattern's growth (net)",
+        &[
+            "pattern",
+            "keys change",
+            "no-TTL keys change",
+            "went without TTL",
+            "exact",
+        ],
+        1,
+    );
+    for l in &ttl.lost_ttl_by_pattern {
+        t.rows.push(vec![
+            l.pattern.clone(),
+            signed_count(l.keys_change),
+            signed_count(l.no_ttl_keys_change),
+            l.lost_ttl_keys.to_string(),
+            if l.exact { "yes" } else { "no" }.into(),
+        ]);
+    }
+    t.some()
+}
+
+/// NEW's busiest expiry minutes OLD did not list.
+pub fn storms_table(ttl: &TtlChange) -> Option<DiffTable> {
+    let mut t = DiffTable::new(
+        "New expiry storms (NEW's busiest minutes OLD did not list)",
+        &["minute (UTC)", "keys", "memory"],
+        1,
+    );
+    for s in &ttl.new_storms {
+        t.rows.push(vec![
+            utc_seconds(s.minute_start_ms),
+            s.keys.to_string(),
+            bytes(s.memory_bytes),
+        ]);
+    }
+    t.some()
+}
+
+/// Rules whose findings changed, findings new since OLD, findings resolved (each when it
+/// has a row).
+pub fn lint_tables(lint: &LintChange) -> [Option<DiffTable>; 3] {
+    let mut rules = DiffTable::new(
+        "Lint rules whose findings changed",
+        &[
+            "rule",
+            "severity",
+            "findings old",
+            "findings new",
+            "change",
+            "memory change",
+        ],
+        2,
+    );
+    for r in &lint.rules {
+        rules.rows.push(vec![
+            r.rule.clone(),
+            r.severity.clone(),
+            r.findings.old.to_string(),
+            r.findings.new.to_string(),
+            signed_count(r.findings.change),
+            signed_bytes(r.memory_bytes.change),
+        ]);
+    }
+    let findings = |title: &str, list: &[super::diff::FindingChange]| {
+        let mut t = DiffTable::new(
+            title,
+            &["subject", "rule", "kind", "db", "keys", "memory", "certain"],
+            3,
+        );
+        for f in list {
+            t.rows.push(vec![
+                f.subject.clone(),
+                f.rule.clone(),
+                f.subject_kind.into(),
+                opt(f.db),
+                f.keys.to_string(),
+                bytes(f.memory_bytes),
+                if f.certain { "yes" } else { "not listed" }.into(),
+            ]);
+        }
+        t.some()
+    };
+    [
+        rules.some(),
+        findings("Lint findings new since OLD", &lint.new),
+        findings("Lint findings resolved", &lint.resolved),
+    ]
+}
+
+/// Patterns whose keys moved between a compact encoding and its big one.
+pub fn crossings_table(d: &Diff) -> Option<DiffTable> {
+    let mut t = DiffTable::new(
+        "Encoding crossings by pattern (memory: the pattern's keys of that type)",
+        &[
+            "pattern",
+            "type",
+            "from",
+            "to",
+            "keys",
+            "memory old",
+            "memory new",
+            "exact",
+        ],
+        4,
+    );
+    for c in &d.encoding_crossings {
+        t.rows.push(vec![
+            c.pattern.clone(),
+            c.type_name.clone(),
+            c.from.clone(),
+            c.to.clone(),
+            c.keys.to_string(),
+            bytes(c.old_memory_bytes),
+            bytes(c.new_memory_bytes),
+            if c.exact { "yes" } else { "no" }.into(),
+        ]);
+    }
+    t.some()
+}
+
+/// `ALERT FLAG: SUBJECT grew …`, one per alert.
+fn alert_lines(d: &Diff) -> Vec<String> {
+    d.alerts
+        .iter()
+        .map(|a| {
+            format!(
+                "ALERT {}: {} grew {} (limit {} %)",
+                a.flag,
+                a.subject,
+                a.growth_percent
+                    .map_or_else(|| "from nothing".into(), |p| format!("{p:.1} %")),
+                a.limit_percent
+            )
+        })
+        .collect()
+}
+
 /// The diff as terminal tables.
 pub fn render(d: &Diff) -> String {
     let mut out = String::new();
@@ -269,252 +567,49 @@ pub fn render(d: &Diff) -> String {
     if !d.changed {
         out.push_str("No change.\n\n");
     }
-    counts_rows(&mut out, "Totals", &d.totals);
-    breakdown(
-        &mut out,
-        "By db (changed)",
-        "db",
-        d.by_db.iter().map(|r| (r.db.to_string(), &r.counts)),
-    );
-    breakdown(
-        &mut out,
-        "By type (changed)",
-        "type",
-        d.by_type.iter().map(|r| (r.type_name.clone(), &r.counts)),
-    );
-    breakdown(
-        &mut out,
-        "By type and encoding (changed)",
-        "type/encoding",
-        d.by_encoding
-            .iter()
-            .map(|r| (format!("{}/{}", r.type_name, r.encoding), &r.counts)),
-    );
+    section(&mut out, &totals_table(&d.totals));
+    for t in breakdown_tables(d) {
+        section(&mut out, &t);
+    }
     for p in &d.prefixes {
         let depth = p.depth.unwrap_or(0);
         group_sections(&mut out, &format!("Prefixes at depth {depth}"), "prefix", p);
     }
     group_sections(&mut out, "Patterns", "pattern", &d.patterns);
-    if !d.big_keys.keys.is_empty() {
-        let title = match d.big_keys.exact_above_bytes {
-            Some(b) => format!(
-                "Big keys (every key of {} or more, and each side's top {} by memory)",
-                bytes(b),
-                d.big_keys.n
-            ),
-            None => format!("Big keys (each side's top {} by memory)", d.big_keys.n),
-        };
-        let mut t = table(
-            &[
-                "key",
-                "db",
-                "type",
-                "status",
-                "encoding",
-                "memory old",
-                "memory new",
-                "change",
-                "elements old",
-                "elements new",
-            ],
-            5,
-        );
-        for k in &d.big_keys.keys {
-            t.add_row(vec![
-                if k.key.is_empty() {
-                    "\"\"".into()
-                } else {
-                    k.key.clone()
-                },
-                k.db.to_string(),
-                k.type_name.clone(),
-                key_status(k.status).into(),
-                encoding_cell(k),
-                key_memory(k.old_memory_bytes, k.old_memory_at_most),
-                key_memory(k.new_memory_bytes, k.new_memory_at_most),
-                match k.status {
-                    KeyStatus::EnteredTop | KeyStatus::LeftTop => String::new(),
-                    _ => signed_bytes(k.memory_change()),
-                },
-                opt(k.old_elements),
-                opt(k.new_elements),
-            ]);
-        }
-        section(&mut out, &title, &t);
+    if let Some(t) = big_keys_table(d) {
+        section(&mut out, &t);
     }
     let ttl = &d.ttl;
-    if ttl
-        .classes
-        .iter()
-        .any(|c| c.keys.change != 0 || c.memory_bytes.change != 0)
+    if let Some(t) = ttl_classes_table(ttl) {
+        section(&mut out, &t);
+    }
+    if let Some(line) = lost_ttl_line(ttl) {
+        let _ = writeln!(out, "{line}\n");
+    }
+    for t in [lost_ttl_table(ttl), storms_table(ttl)]
+        .into_iter()
+        .flatten()
     {
-        let mut t = table(
-            &[
-                "TTL class",
-                "keys old",
-                "keys new",
-                "keys change",
-                "memory old",
-                "memory new",
-                "memory change",
-            ],
-            1,
-        );
-        for c in &ttl.classes {
-            t.add_row(vec![
-                c.bucket.clone(),
-                c.keys.old.to_string(),
-                c.keys.new.to_string(),
-                signed_count(c.keys.change),
-                bytes(c.memory_bytes.old),
-                bytes(c.memory_bytes.new),
-                signed_bytes(c.memory_bytes.change),
-            ]);
-        }
-        section(
-            &mut out,
-            "TTL classes (each run measured from its dump's ctime)",
-            &t,
-        );
+        section(&mut out, &t);
     }
-    if let Some(lost) = ttl.lost_ttl_keys {
-        let _ = writeln!(out, "Keys that lost their TTL (key by key): {lost}\n");
+    for t in d
+        .lint
+        .as_ref()
+        .map(lint_tables)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        section(&mut out, &t);
     }
-    if !ttl.lost_ttl_by_pattern.is_empty() {
-        let mut t = table(
-            &[
-                "pattern",
-                "keys change",
-                "no-TTL keys change",
-                "went without TTL",
-                "exact",
-            ],
-            1,
-        );
-        for l in &ttl.lost_ttl_by_pattern {
-            t.add_row(vec![
-                l.pattern.clone(),
-                signed_count(l.keys_change),
-                signed_count(l.no_ttl_keys_change),
-                l.lost_ttl_keys.to_string(),
-                if l.exact { "yes" } else { "no" }.into(),
-            ]);
-        }
-        section(
-            &mut out,
-            "Keys without a TTL beyond each pattern's growth (net)",
-            &t,
-        );
+    if let Some(t) = crossings_table(d) {
+        section(&mut out, &t);
     }
-    if !ttl.new_storms.is_empty() {
-        let mut t = table(&["minute (UTC)", "keys", "memory"], 1);
-        for s in &ttl.new_storms {
-            t.add_row(vec![
-                utc_seconds(s.minute_start_ms),
-                s.keys.to_string(),
-                bytes(s.memory_bytes),
-            ]);
-        }
-        section(
-            &mut out,
-            "New expiry storms (NEW's busiest minutes OLD did not list)",
-            &t,
-        );
+    let alerts = alert_lines(d);
+    for a in &alerts {
+        let _ = writeln!(out, "{a}");
     }
-    if let Some(lint) = &d.lint {
-        if !lint.rules.is_empty() {
-            let mut t = table(
-                &[
-                    "rule",
-                    "severity",
-                    "findings old",
-                    "findings new",
-                    "change",
-                    "memory change",
-                ],
-                2,
-            );
-            for r in &lint.rules {
-                t.add_row(vec![
-                    r.rule.clone(),
-                    r.severity.clone(),
-                    r.findings.old.to_string(),
-                    r.findings.new.to_string(),
-                    signed_count(r.findings.change),
-                    signed_bytes(r.memory_bytes.change),
-                ]);
-            }
-            section(&mut out, "Lint rules whose findings changed", &t);
-        }
-        for (title, list) in [
-            ("Lint findings new since OLD", &lint.new),
-            ("Lint findings resolved", &lint.resolved),
-        ] {
-            if list.is_empty() {
-                continue;
-            }
-            let mut t = table(
-                &["subject", "rule", "kind", "db", "keys", "memory", "certain"],
-                3,
-            );
-            for f in list {
-                t.add_row(vec![
-                    f.subject.clone(),
-                    f.rule.clone(),
-                    f.subject_kind.into(),
-                    opt(f.db),
-                    f.keys.to_string(),
-                    bytes(f.memory_bytes),
-                    if f.certain { "yes" } else { "not listed" }.into(),
-                ]);
-            }
-            section(&mut out, title, &t);
-        }
-    }
-    if !d.encoding_crossings.is_empty() {
-        let mut t = table(
-            &[
-                "pattern",
-                "type",
-                "from",
-                "to",
-                "keys",
-                "memory old",
-                "memory new",
-                "exact",
-            ],
-            4,
-        );
-        for c in &d.encoding_crossings {
-            t.add_row(vec![
-                c.pattern.clone(),
-                c.type_name.clone(),
-                c.from.clone(),
-                c.to.clone(),
-                c.keys.to_string(),
-                bytes(c.old_memory_bytes),
-                bytes(c.new_memory_bytes),
-                if c.exact { "yes" } else { "no" }.into(),
-            ]);
-        }
-        section(
-            &mut out,
-            "Encoding crossings by pattern (memory: the pattern's keys of that type)",
-            &t,
-        );
-    }
-    for a in &d.alerts {
-        let _ = writeln!(
-            out,
-            "ALERT {}: {} grew {} (limit {} %)",
-            a.flag,
-            a.subject,
-            a.growth_percent
-                .map_or_else(|| "from nothing".into(), |p| format!("{p:.1} %")),
-            a.limit_percent
-        );
-    }
-    if !d.alerts.is_empty() {
+    if !alerts.is_empty() {
         out.push('\n');
     }
     notes_section(&mut out, &d.notes);
@@ -592,19 +687,7 @@ impl<W: Write> Rows<W> {
     }
 
     fn groups(&mut self, section: &str, g: &GroupTableChange) -> csv::Result<()> {
-        let mut seen = std::collections::BTreeSet::new();
-        let lists = [
-            &g.appeared_names,
-            &g.vanished_names,
-            &g.growers_by_memory,
-            &g.shrinkers_by_memory,
-            &g.growers_by_keys,
-            &g.shrinkers_by_keys,
-        ];
-        for c in lists.into_iter().flatten() {
-            if !seen.insert(&c.name) {
-                continue;
-            }
+        for c in group_changes_once(g) {
             let s = status(c.status);
             self.row(
                 (section, &c.name, "keys"),

@@ -1,7 +1,8 @@
 //! `report.html`: the `summary.json` figures as one self-contained page (inline CSS, SVG and
 //! a little JS; no request leaves it), readable on screen and printable. One module per
 //! section: [`tree`] (prefix icicle, pattern and prefix tables), [`ttl`], [`keys`] (top keys,
-//! size distributions, LRU/LFU), [`cluster`] (slots, hash tags), [`lint`].
+//! size distributions, LRU/LFU), [`cluster`] (slots, hash tags), [`lint`], and with a
+//! baseline, [`baseline`] (what changed since it).
 //!
 //! Every name (key, prefix, pattern, file, aux value) is already escaped by
 //! [`super::escape`] and is written here as an HTML text node or quoted attribute with
@@ -9,12 +10,14 @@
 //! script: it sorts, filters and zooms the elements already in the page, and reads names
 //! only through `textContent`.
 
+mod baseline;
 mod cluster;
 mod keys;
 mod lint;
 mod tree;
 mod ttl;
 
+use super::diff::Diff;
 use super::summary::{CountsJson, Summary};
 use super::tables::bytes as human_bytes;
 use serde_json::Value;
@@ -97,8 +100,9 @@ fn name_html(name: &str) -> String {
     escape_html(&clip(name, NAME_CHARS))
 }
 
-/// The page for `s` (the `summary.json` of the same run).
-pub fn render(s: &Summary) -> String {
+/// The page for `s` (the `summary.json` of the same run); with `baseline`, a "Since
+/// baseline" section after the headline.
+pub fn render(s: &Summary, baseline: Option<&Diff>) -> String {
     let mut out = String::with_capacity(256 << 10);
     let title = match s.files.as_slice() {
         [one] => format!("rdbscope report: {}", one.path),
@@ -113,15 +117,18 @@ pub fn render(s: &Summary) -> String {
         name_html(&title)
     );
     let several = s.files.len() > 1;
-    let mut sections = vec![
-        ("headline", "Headline"),
+    let mut sections = vec![("headline", "Headline")];
+    if baseline.is_some() {
+        sections.push(("baseline", "Since baseline"));
+    }
+    sections.extend([
         ("types", "Types"),
         ("prefixes", "Prefixes"),
         ("ttl", "TTL"),
         ("keys", "Top keys"),
         ("sizes", "Sizes"),
         ("cluster", "Slots"),
-    ];
+    ]);
     if several {
         sections.push(("files", "Files"));
     }
@@ -133,6 +140,9 @@ pub fn render(s: &Summary) -> String {
     }
     out.push_str("</nav>\n");
     headline(&mut out, s);
+    if let Some(d) = baseline {
+        baseline::section(&mut out, d);
+    }
     by_type(&mut out, s);
     tree::section(&mut out, s);
     ttl::section(&mut out, s);
@@ -163,6 +173,17 @@ fn share(part: u64, whole: u64) -> f64 {
         0.0
     } else {
         part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// Under a table of `rows` rows cut to [`TABLE_ROWS`]: how many it shows, and where the rest
+/// are (`where_all`).
+fn cut_note(out: &mut String, rows: usize, where_all: &str) {
+    if rows > TABLE_ROWS {
+        let _ = write!(
+            out,
+            "<p class=\"note\">The first {TABLE_ROWS} of {rows} rows; {where_all}.</p>"
+        );
     }
 }
 

@@ -4,7 +4,7 @@
 //! miss up to the row's error bound, said in its tooltip) and `(other)` is drawn as such.
 //! Below it, the pattern and per-depth prefix tables.
 
-use super::{clip, escape_html, name_html, open_section, share, Summary, TABLE_ROWS};
+use super::{clip, cut_note, escape_html, name_html, open_section, share, Summary, TABLE_ROWS};
 use crate::report::summary::{GroupJson, GroupTableJson};
 use crate::report::tables::bytes as human_bytes;
 use std::fmt::Write;
@@ -311,13 +311,11 @@ pub(super) fn group_table(out: &mut String, id: &str, t: &GroupTableJson, s: &Su
         );
     }
     out.push_str("</table>");
-    if t.rows.len() > TABLE_ROWS {
-        let _ = write!(
-            out,
-            "<p class=\"note\">The first {TABLE_ROWS} of {} rows; summary.json and the CSV files have them all.</p>",
-            t.rows.len()
-        );
-    }
+    cut_note(
+        out,
+        t.rows.len(),
+        "summary.json and the CSV files have them all",
+    );
     if t.capped {
         let _ = write!(
             out,
