@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Renders report.html in headless Chromium (Debian's `chromium`, installed when missing) and
 # checks the DOM the browser built, for: a testdata fixture (LRU), two fixtures as shards of one
-# report (LFU, per-file section), a dump whose keys are markup (with a fixture as its baseline), and
-# a demo dump of ~40k keys with prefixes and TTLs written by a real redis-server
+# report (LFU, per-file section), a dump whose keys are markup (with a fixture as its baseline),
+# and a demo dump of ~40k keys with prefixes and TTLs written by a real redis-server
 # (scripts/bench-gen.lua), with an older state of it as its baseline. Checks: the headline
-# numbers equal summary.json's, the since-baseline figures `diff --format json`'s, the top prefix is in the prefix tree, no element came from a
-# key's text, no script error, no network URL in the file and no request in Chromium's network
-# log while a script clicks through the page, the page stays small; saves a screenshot of each
-# report section. Usage: scripts/check-html.sh [BIN]; with SCREENSHOTS=DIR the demo's section
-# screenshots are also copied to DIR (how docs/report-*.png are made).
+# numbers equal summary.json's, the since-baseline figures `diff --format json`'s, the top prefix
+# is in the prefix tree, no element came from a key's text, no script error, no network URL in
+# the file and no request in Chromium's network log while a script clicks through the page
+# (a lint rule's link opens its closed findings), the page stays small; saves a screenshot of
+# each report section. Usage: scripts/check-html.sh [BIN]; with SCREENSHOTS=DIR the demo's
+# section screenshots are also copied to DIR (how docs/report-*.png are made).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/debug/rdbscope}
@@ -112,8 +113,8 @@ check() {
         --enable-logging=stderr --v=0 \
         --dump-dom "file://$out/report.html" 2>"$out/console.log" >"$out/dom.html"
     # The same page with a script that clicks like a user: zooms into the first depth-1 prefix,
-    # sorts the top keys by memory, filters them by the first key's name; it records the results
-    # on <body> for the DOM check.
+    # sorts the top keys by memory, filters them by the first key's name, follows the link of a
+    # lint rule whose findings are closed; it records the results on <body> for the DOM check.
     "$python" - "$out" <<'PY'
 import sys
 out = sys.argv[1]
@@ -130,7 +131,10 @@ b.sorted=String(v.every(function(x,i){return i==0||v[i-1]<=x;}));
 var f=document.getElementById('filter');f.value=rows[rows.length-1].cells[0].textContent;
 f.dispatchEvent(new Event('input'));
 b.shown=String(rows.filter(function(r){return r.style.display!=='none';}).length);
-b.rows=String(rows.length);})();</script></body>"""
+b.rows=String(rows.length);
+var target=function(a){return document.getElementById(a.getAttribute('href').slice(1));};
+var shut=Array.from(document.querySelectorAll('#lint a[href^="#rule-"]')).find(function(a){return !target(a).open;});
+if(shut){shut.click();b.ruleopen=String(target(shut).open);}else{b.ruleopen='none';}})();</script></body>"""
 open(f"{out}/interact.html", "w", encoding="utf-8").write(page.replace("</body>", act))
 PY
     chromium --headless --disable-gpu --no-sandbox --user-data-dir="$work/chrome" \
@@ -242,6 +246,9 @@ expect(acted.get("info", "").startswith(top[:100]),
        f"zoom: info line {acted.get('info')!r}, want the prefix {top!r}")
 expect(acted.get("sorted") == "true", "sorting the top keys by memory did not order them")
 expect(acted.get("shown", "0") != "0", f"filter: {acted.get('shown')} of {acted.get('rows')} rows shown")
+# The demo has several rules; a page may have one (open) or none.
+expect(acted.get("ruleopen") in (("true",) if name == "demo" else ("true", "none")),
+       f"a lint rule's link left its closed findings closed ({acted.get('ruleopen')})")
 if name == "hostile":
     for key in ["</script><img src=x onerror=alert(1)>", "<script>alert(2)</script>:k"]:
         expect(key in text, f"key {key!r} not shown as text")

@@ -4,6 +4,9 @@
 //! size distributions, LRU/LFU), [`cluster`] (slots, hash tags), [`lint`], and with a
 //! baseline, [`baseline`] (what changed since it).
 //!
+//! An in-page link (the nav, a lint rule) opens the closed `<details>` around its target, on
+//! click and on navigation (`hashchange`, or a page opened at `#id`).
+//!
 //! Every name (key, prefix, pattern, file, aux value) is already escaped by
 //! [`super::escape`] and is written here as an HTML text node or quoted attribute with
 //! `& < > " '` replaced, so markup in a key renders as text. No data is embedded in the
@@ -58,6 +61,12 @@ document.querySelectorAll('input[data-filter]').forEach(function(f){
 var b=document.getElementById(f.dataset.filter).tBodies[0];
 f.addEventListener('input',function(){var q=f.value.toLowerCase();
 for(var r of b.rows){r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':'';}});});
+function reveal(h){var id=h.slice(1);try{id=decodeURIComponent(id);}catch(x){}var e=document.getElementById(id);
+for(var p=e;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;}return e;}
+function go(){var e=location.hash&&reveal(location.hash);if(e)e.scrollIntoView();}
+window.addEventListener('hashchange',go);go();
+document.addEventListener('click',function(ev){var a=ev.target.closest&&ev.target.closest('a[href^=\"#\"]');
+if(a)reveal(a.getAttribute('href'));});
 var tree=document.getElementById('prefix-tree');if(!tree)return;
 var W=Number(tree.dataset.width),info=document.getElementById('prefix-info');
 var nodes=Array.from(tree.querySelectorAll('svg.n'));
