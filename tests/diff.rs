@@ -506,7 +506,12 @@ fn report_baseline_shows_what_diff_computes() {
         "Prefixes at depth 1: 2 appeared, 1 vanished, {} grew, {} shrank, 0 within their error bounds",
         depth1["grew"], depth1["shrank"]
     );
-    assert!(html.contains(&line), "{line}");
+    assert!(
+        html.contains(&format!(
+            "<details id=\"base-prefixes-1\" open><summary>{line}</summary><table id=\"base-prefixes-1-table\">"
+        )),
+        "{line}"
+    );
     assert!(html_row(&html, "base-prefixes-1-table", "order").starts_with(&format!(
         "<td class=\"key\">order</td><td>appeared</td><td class=\"n\">0</td><td class=\"n\">{N}</td><td class=\"n\">+{N}</td>"
     )));

@@ -34,14 +34,13 @@ fn card(out: &mut String, id: &str, label: &str, m: MetricChange, bytes: bool) {
     );
 }
 
-/// `t` as an HTML table with `id`: its first column names (keys, prefixes, patterns) when
-/// `names`; at most [`TABLE_ROWS`] rows.
+/// `t` as an HTML table with `id` under its title (if any): its first column names (keys,
+/// prefixes, patterns) when `names`; at most [`TABLE_ROWS`] rows.
 fn table(out: &mut String, id: &str, t: &DiffTable, names: bool) {
-    let _ = write!(
-        out,
-        "<h3>{}</h3><table id=\"{id}\"><tr>",
-        escape_html(&t.title)
-    );
+    if !t.title.is_empty() {
+        let _ = write!(out, "<h3>{}</h3>", escape_html(&t.title));
+    }
+    let _ = write!(out, "<table id=\"{id}\"><tr>");
     for (i, h) in t.header.iter().enumerate() {
         let class = if i < t.text_columns {
             ""
