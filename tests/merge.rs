@@ -89,6 +89,16 @@ const FILES: [&str; 7] = [
 ];
 
 /// `merged` holds what `one` holds, file by file, and printed the same report.
+/// The dumps a summary.json names, in its order.
+fn file_paths(summary: &Value) -> Vec<&str> {
+    summary["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
+}
+
 fn assert_same_report(merged: &(TempDir, Output), one: &(TempDir, Output), what: &str) {
     assert_eq!(merged.1.status.code(), Some(0), "{what}: {:?}", merged.1);
     let (m, o) = (summary(merged.0.path()), summary(one.0.path()));
@@ -135,12 +145,7 @@ fn runs_merged_equal_one_run_over_their_dumps() {
         assert_same_report(&merged, &one, &what);
 
         let s = summary(merged.0.path());
-        let files: Vec<&str> = s["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["path"].as_str().unwrap())
-            .collect();
+        let files = file_paths(&s);
         assert_eq!(files, [a, b, c].map(path));
         let keys: u64 = s["files"]
             .as_array()
@@ -220,12 +225,7 @@ fn dumps_of_the_same_path_on_two_shards_are_told_apart_by_their_run() {
         .iter()
         .map(|r| format!("dump.rdb ({})", r.display()))
         .collect();
-    let files: Vec<&str> = s["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let files = file_paths(&s);
     assert_eq!(files, names);
     let top = s["top_keys"]["by_memory"].as_array().unwrap();
     for name in &names {
