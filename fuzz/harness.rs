@@ -5,8 +5,7 @@
 //! disagree.
 
 use clap::Parser;
-use rdbscope::cli::{Cli, Command};
-use rdbscope::commands;
+use rdbscope::flags::Flags;
 use rdbscope::memory::MemoryFacts;
 use rdbscope::rdb::bytes::Bytes;
 use rdbscope::rdb::value::skip_value;
@@ -27,18 +26,8 @@ fn run(args: &[&str], dump: &Path) {
         .chain([&path])
         .copied()
         .collect();
-    let cli = Cli::try_parse_from(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
-    let sink = io::sink();
-    let result = match &cli.command {
-        Command::Report(a) => commands::report::run(a, sink),
-        Command::Top(a) => commands::top::run(a, sink),
-        Command::Prefixes(a) => commands::prefixes::run(a, sink),
-        Command::Keys(a) => commands::keys::run(a, sink),
-        Command::Info(a) => commands::info::run(a, sink),
-        Command::Lint(a) => commands::lint::run(a, sink),
-        Command::Diff(a) => commands::diff::run(a, sink),
-        Command::Merge(a) => commands::merge::run(a, sink),
-    };
+    let flags = Flags::try_parse_from(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    let result = flags.build().and_then(|command| command.run(io::sink()));
     // Damage is an outcome (exit 2), not an error: an error here is I/O on our own files,
     // or a dump rejected as a whole, which only `info` reports as one.
     if let Err(e) = result {

@@ -6,9 +6,9 @@
 pub mod allocator_detection;
 pub mod analysis;
 pub mod analyze;
-pub mod cli;
 pub mod commands;
 pub mod filter;
+pub mod flags;
 pub mod input;
 pub mod invisible;
 pub mod lint;

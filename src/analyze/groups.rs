@@ -115,7 +115,7 @@ impl GroupStats {
 }
 
 /// What table rows are sorted by (`--sort`), largest first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SortBy {
     /// Key count.
     Keys,

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use std::ops::AddAssign;
 
 /// What keys are ranked by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Metric {
     /// Estimated RAM once loaded.

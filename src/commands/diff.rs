@@ -11,9 +11,9 @@ use crate::analyze::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes
 use crate::analyze::top::TopKey;
 use crate::analyze::totals::Totals;
 use crate::analyze::{AggregateConfig, Aggregator, KeyStats};
-use crate::cli::{DiffArgs, DiffFormat};
+use crate::lint::LintConfig;
 use crate::pipeline::Options;
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressMode};
 use crate::report::diff::{compare, Diff, DiffOptions, ExactKeys, Side};
 use crate::report::diff_tables;
 use crate::report::summary_read::{RunSummary, RunTopKey};
@@ -30,6 +30,40 @@ const TTL_JOIN_CAP: usize = 16 << 20;
 
 /// Up to this many names, the lookup pass filters keys by name before decoding values.
 const LOOKUP_FILTER_MAX: usize = 10_000;
+
+/// `diff --rows` unless given, and the rows of each list of `report --baseline`.
+pub const DIFF_ROWS: usize = 20;
+/// `diff --min-key-bytes` unless given, and that of `report --baseline`.
+pub const DIFF_MIN_KEY_BYTES: u64 = 1 << 20;
+
+/// What `diff` prints on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+/// What `diff` was asked for.
+pub struct Config {
+    /// OLD: a dump, a `report --out-dir` directory or a summary.json; or several dumps.
+    pub old: Vec<PathBuf>,
+    /// NEW, as OLD.
+    pub new: Vec<PathBuf>,
+    pub format: DiffFormat,
+    /// Where diff.txt, diff.csv and diff.json are also written.
+    pub out_dir: Option<PathBuf>,
+    pub diff: DiffOptions,
+    /// When both sides are dumps, keys of at least this memory are compared key by key.
+    pub min_key_bytes: u64,
+    /// What a dump analysed here aggregates and lints.
+    pub aggregates: AggregateConfig,
+    pub lint: LintConfig,
+    pub options: Options,
+    pub progress: ProgressMode,
+    /// No alert messages on stderr.
+    pub quiet: bool,
+}
 
 /// What `diff` folds beside the report's aggregates when both sides are dumps.
 pub(super) struct DiffKeys {
@@ -82,19 +116,6 @@ pub(super) struct Loaded {
 
 fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
-}
-
-/// The paths of OLD and NEW.
-fn sides(args: &DiffArgs) -> io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    if !args.old_runs.is_empty() {
-        return Ok((args.old_runs.clone(), args.new_runs.clone()));
-    }
-    match &args.runs[..] {
-        [old, new] => Ok((vec![old.clone()], vec![new.clone()])),
-        _ => Err(invalid(
-            "diff takes two runs, OLD and NEW (or --old DUMP... --new DUMP...)".into(),
-        )),
-    }
 }
 
 fn source(paths: &[PathBuf]) -> String {
@@ -317,10 +338,10 @@ pub(super) fn write_files(dir: &Path, diff: &Diff) -> io::Result<()> {
     write("diff.json", &json)
 }
 
-pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let (old_paths, new_paths) = sides(args)?;
-    let old_input = RunInput::classify(&old_paths)?;
-    let new_input = RunInput::classify(&new_paths)?;
+pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
+    let (old_paths, new_paths) = (&args.old, &args.new);
+    let old_input = RunInput::classify(old_paths)?;
+    let new_input = RunInput::classify(new_paths)?;
     let stdin =
         |i: &RunInput| matches!(i, RunInput::Dumps(d) if d.iter().any(|p| p == Path::new("-")));
     if stdin(&old_input) && stdin(&new_input) {
@@ -328,12 +349,9 @@ pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
             "only one side can be read from standard input (-)".into(),
         ));
     }
-    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
-    let config = AggregateConfig {
-        top_n: args.top,
-        prefixes: args.rollup.config(),
-    };
-    let lint_config = Arc::new(args.lint.config(&args.rollup));
+    let options = &args.options;
+    let config = &args.aggregates;
+    let lint_config = Arc::new(args.lint.clone());
     let all_dumps: Vec<PathBuf> = [&old_input, &new_input]
         .into_iter()
         .filter_map(|i| match i {
@@ -342,10 +360,10 @@ pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
         })
         .flatten()
         .collect();
-    let progress = Progress::for_files(args.run.progress_mode(), &all_dumps);
+    let progress = Progress::for_files(args.progress, &all_dumps);
     let settings = DumpSettings {
-        options: &options,
-        config: &config,
+        options,
+        config,
         lint: &lint_config,
         filtered: !options.filter.is_empty(),
         progress: &progress,
@@ -356,24 +374,18 @@ pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
     );
     let compare_keys = |with_ttl| both_dumps.then_some((args.min_key_bytes, with_ttl));
     let (old, new) = rayon::join(
-        || load(&old_input, &old_paths, &settings, compare_keys(true)),
-        || load(&new_input, &new_paths, &settings, compare_keys(false)),
+        || load(&old_input, old_paths, &settings, compare_keys(true)),
+        || load(&new_input, new_paths, &settings, compare_keys(false)),
     );
     progress.finish();
     let (old, new) = (old?, new?);
-    let diff_options = DiffOptions {
-        rows: args.rows,
-        min_change: args.min_change,
-        fail_on_growth: args.fail_on_growth,
-        fail_on_prefix_growth: args.fail_on_prefix_growth,
-    };
     let (old_failed, new_failed) = (old.failed, new.failed);
     let diff = compare_sides(
         (&old_input, old),
         (&new_input, new),
-        &options,
+        options,
         args.min_key_bytes,
-        &diff_options,
+        &args.diff,
     )?;
     if let Some(dir) = &args.out_dir {
         fs::create_dir_all(dir)
@@ -388,7 +400,7 @@ pub fn run(args: &DiffArgs, mut out: impl Write) -> io::Result<Outcome> {
         Outcome::Clean
     };
     for a in &diff.alerts {
-        if !args.run.quiet {
+        if !args.quiet {
             eprintln!(
                 "rdbscope: alert {}: {} grew {} (limit {} %)",
                 a.flag,

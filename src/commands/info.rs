@@ -2,25 +2,35 @@
 
 use super::{keep_verdict, Outcome};
 use crate::allocator_detection::{choose_allocator, AllocatorChoice};
-use crate::cli::{InfoArgs, InfoFormat};
-use crate::input::Dump;
+use crate::input::{Dump, SpoolOptions};
 use crate::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
 use crate::scan::{check_overrides, ChecksumVerdict, DumpInfo};
+use crate::server::ProfileOverrides;
 use serde_json::Value;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What `info` prints on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InfoFormat {
+    Text,
+    Json,
+}
+
+/// What `info` was asked for: no filters, whole dumps.
+pub struct Config {
+    pub dumps: Vec<PathBuf>,
+    pub format: InfoFormat,
+    pub spool: SpoolOptions,
+    /// The server model asked for.
+    pub overrides: ProfileOverrides,
+}
 
 /// Every dump in turn: text blocks one after the other, or JSON (one object, an array of
 /// them for several dumps). A dump that cannot be opened is named on stderr and skipped.
-pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
-    if !args.common.filter()?.is_empty() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "info describes whole dumps: filters (--db, --type, --match, --min-memory, …) apply to keys, top, prefixes, report and lint",
-        ));
-    }
+pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     let mut outcome = Outcome::Clean;
     let mut text = String::new();
     let mut docs = Vec::new();
@@ -71,7 +81,7 @@ pub fn run(args: &InfoArgs, mut out: impl Write) -> io::Result<Outcome> {
 /// damage that stopped the pass if any.
 fn describe(
     path: &Path,
-    args: &InfoArgs,
+    args: &Config,
 ) -> io::Result<(
     String,
     DumpInfo,
@@ -79,16 +89,16 @@ fn describe(
     AllocatorChoice,
     Option<String>,
 )> {
-    let dump = Dump::open(path, &args.common.spool())
+    let dump = Dump::open(path, &args.spool)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let name = dump.display_name();
-    let overrides = args.common.overrides()?;
-    check_overrides(&dump, &overrides)
+    let overrides = &args.overrides;
+    check_overrides(&dump, overrides)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
-    let allocator = choose_allocator(&dump, &overrides);
+    let allocator = choose_allocator(&dump, overrides);
     let options = Options {
         verify_checksum: true,
-        overrides: allocator.apply_to(&overrides),
+        overrides: allocator.apply_to(overrides),
         ..Options::default()
     };
     let mut keys_bytes = 0u64;

@@ -3,39 +3,32 @@
 use super::replace::replace_files;
 use super::Outcome;
 use crate::allocator_detection::choose_allocator;
-use crate::cli::KeysArgs;
 use crate::input::Dump;
 use crate::pipeline::{self, Folding, Options};
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressMode};
 use crate::report::key_rows::{RowBatch, RowSinks};
-use crate::report::keys::{KeysFormat, RowFormat};
+use crate::report::keys::RowFormat;
 use crate::scan::{check_overrides, ChecksumVerdict};
 use std::io::{self, Write};
+use std::path::PathBuf;
 
-fn invalid(message: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, message)
+/// What `keys` was asked for.
+pub struct Config {
+    pub dumps: Vec<PathBuf>,
+    /// Text rows in this format, or Parquet when `None` (to `output` only).
+    pub rows: Option<RowFormat>,
+    /// The file written instead of standard output.
+    pub output: Option<PathBuf>,
+    pub options: Options,
+    pub progress: ProgressMode,
 }
 
-pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
-    let text = RowFormat::new(args.format, args.compat);
-    if args.format == KeysFormat::Parquet {
-        if args.compat.is_some() {
-            return Err(invalid(
-                "--compat rdbtools writes CSV; it does not go with --format parquet",
-            ));
-        }
-        if args.output.is_none() {
-            return Err(invalid(
-                "--format parquet needs -o FILE: a Parquet file ends with its index, so it is \
-                 not written to standard output",
-            ));
-        }
-    }
+pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
     match &args.output {
-        None => write_rows(args, text, &mut out),
+        None => write_rows(args, args.rows, &mut out),
         Some(path) => replace_files(std::slice::from_ref(path), |files| {
             let mut file = files.into_iter().next().expect("one path, one file");
-            let outcome = write_rows(args, text, &mut file)?;
+            let outcome = write_rows(args, args.rows, &mut file)?;
             file.flush()?;
             Ok(outcome)
         }),
@@ -44,18 +37,18 @@ pub fn run(args: &KeysArgs, mut out: impl Write + Send) -> io::Result<Outcome> {
 
 /// Streams the rows of every dump to `out`: text rows when `text` is given, else Parquet.
 fn write_rows(
-    args: &KeysArgs,
+    args: &Config,
     text: Option<RowFormat>,
     out: &mut (dyn Write + Send),
 ) -> io::Result<Outcome> {
-    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
+    let options = &args.options;
     let several = args.dumps.len() > 1;
     let mut sinks = match text {
         Some(format) => RowSinks::begin(Some((format, out)), None, several)?,
         None => RowSinks::begin(None, Some(out), several)?,
     };
     let mut outcome = Outcome::Clean;
-    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let progress = Progress::for_files(args.progress, &args.dumps);
     for path in &args.dumps {
         let dump = match Dump::open(path, &options.spool) {
             Ok(d) => d,

@@ -4,24 +4,46 @@
 
 use super::{keep_verdict, Outcome};
 use crate::analysis;
+use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::AggregateConfig;
-use crate::cli::{LintCommandArgs, LintFormat};
-use crate::lint::{self, Linted};
-use crate::progress::Progress;
+use crate::lint::{self, LintConfig, Linted, Severity};
+use crate::pipeline::Options;
+use crate::progress::{Progress, ProgressMode};
 use crate::report::lint as output;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-pub fn run(args: &LintCommandArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
-    let config = Arc::new(args.lint.config(&args.rollup));
+/// What `lint` prints on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LintFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+/// What `lint` was asked for.
+pub struct Config {
+    pub dumps: Vec<PathBuf>,
+    pub format: LintFormat,
+    /// Exit 1 when a finding is at or above this.
+    pub fail_on: Severity,
+    pub lint: LintConfig,
+    /// How keys are grouped, for the rules over prefixes and patterns.
+    pub prefixes: PrefixConfig,
+    pub options: Options,
+    pub progress: ProgressMode,
+}
+
+pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
+    let config = Arc::new(args.lint.clone());
     // The group rules read the rollups; the top-N lists are not needed.
     let aggregates = AggregateConfig {
         top_n: 1,
-        prefixes: args.rollup.config(),
+        prefixes: args.prefixes.clone(),
     };
-    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
-    let analysis = analysis::analyze(&args.dumps, &options, &progress, None, |source| {
+    let progress = Progress::for_files(args.progress, &args.dumps);
+    let analysis = analysis::analyze(&args.dumps, &args.options, &progress, None, |source| {
         Linted::new(&aggregates, &config, source)
     })?;
     let (analysis, report) = lint::evaluate(analysis);

@@ -4,11 +4,11 @@
 //! are added up in the order given, as a run adds up its dumps, and reported the way
 //! `report` does, without the per-key files.
 
-use super::report::{create_out_dir, write_report, Outputs};
+use super::report::{create_out_dir, write_report, Outputs, ReportFormat};
 use super::runs::{read_state, RunInput};
 use super::Outcome;
 use crate::analysis::{merge_target, Analysis, FileSummary};
-use crate::cli::MergeArgs;
+use crate::analyze::groups::SortBy;
 use crate::lint::Linted;
 use crate::report::run_state::RunState;
 use crate::scan::ChecksumVerdict;
@@ -62,7 +62,20 @@ fn tell_apart(runs: &mut [(String, RunState)]) {
     }
 }
 
-pub fn run(args: &MergeArgs, out: impl Write) -> io::Result<Outcome> {
+/// What `merge` was asked for.
+pub struct Config {
+    /// The runs: each a `report --out-dir` directory or its summary.json.
+    pub runs: Vec<PathBuf>,
+    /// Where summary.json, report.html and the CSVs also go.
+    pub out_dir: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub format: ReportFormat,
+    pub sort: SortBy,
+    /// No message about the files written.
+    pub quiet: bool,
+}
+
+pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
     let mut runs: Vec<(String, RunState)> = Vec::with_capacity(args.runs.len());
     for path in &args.runs {
         let file = summary_file(path)?;

@@ -1,4 +1,8 @@
 //! One module per command; each returns how the run ended, `main` turns that into an exit code.
+//!
+//! Layer: commands, the top of the library. A command takes its `Config` (plain values,
+//! built from the command line by `crate::flags`, which nothing here imports) and may
+//! import every layer below: decode, model, the pass, aggregates and outputs.
 
 pub mod diff;
 pub mod info;
@@ -12,7 +16,44 @@ pub mod runs;
 pub mod top;
 
 use std::error::Error;
-use std::io;
+use std::io::{self, Write};
+
+/// A command and everything its flags asked for.
+pub enum Command {
+    Report(report::Config),
+    Top(top::Config),
+    Prefixes(prefixes::Config),
+    Keys(keys::Config),
+    Info(info::Config),
+    Lint(lint::Config),
+    Diff(diff::Config),
+    Merge(merge::Config),
+}
+
+impl Command {
+    /// Runs the command, its report to `out`.
+    pub fn run(&self, out: impl Write + Send) -> io::Result<Outcome> {
+        match self {
+            Command::Report(c) => report::run(c, out),
+            Command::Top(c) => top::run(c, out),
+            Command::Prefixes(c) => prefixes::run(c, out),
+            Command::Keys(c) => keys::run(c, out),
+            Command::Info(c) => info::run(c, out),
+            Command::Lint(c) => lint::run(c, out),
+            Command::Diff(c) => diff::run(c, out),
+            Command::Merge(c) => merge::run(c, out),
+        }
+    }
+}
+
+/// What `top` and `prefixes` print on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListFormat {
+    Table,
+    Csv,
+    /// One JSON document with summary.json's field names (docs/summary-json.md).
+    Json,
+}
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,14 +1,15 @@
 //! `rdbscope prefixes`: keys, memory and bytes per key prefix, or per key pattern with
 //! `--patterns`, over every dump given.
 
-use super::{keep_verdict, Outcome};
+use super::{keep_verdict, ListFormat, Outcome};
 use crate::analysis;
+use crate::analyze::groups::SortBy;
 use crate::analyze::patterns::Patterns;
-use crate::analyze::prefixes::Prefixes;
+use crate::analyze::prefixes::{PrefixConfig, Prefixes};
 use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
-use crate::cli::{ListFormat, PrefixesArgs};
-use crate::progress::Progress;
+use crate::pipeline::Options;
+use crate::progress::{Progress, ProgressMode};
 use crate::report::escape::escape_key;
 use crate::report::notes::{cap_note, under_note};
 use crate::report::summary::{
@@ -17,6 +18,24 @@ use crate::report::summary::{
 use crate::report::{rollups, tables};
 use std::io::{self, Write};
 use std::ops::AddAssign;
+use std::path::PathBuf;
+
+/// What `prefixes` was asked for.
+pub struct Config {
+    pub dumps: Vec<PathBuf>,
+    /// By key pattern instead of by prefix.
+    pub patterns: bool,
+    /// Table rows per depth.
+    pub rows: usize,
+    pub format: ListFormat,
+    /// The grouping; with `--under`, `options` keeps only the keys under it.
+    pub prefixes: PrefixConfig,
+    pub sort: SortBy,
+    pub options: Options,
+    /// Whether a filter flag left keys out (`--under` says so in its own note).
+    pub filtered: bool,
+    pub progress: ProgressMode,
+}
 
 /// One of the two rollups (a run builds only the one asked for), and totals for the
 /// per-file breakdown.
@@ -60,12 +79,10 @@ impl<R: Grouping> AddAssign for Rollup<R> {
     }
 }
 
-pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
-    let filtered = !options.filter.is_empty();
-    let config = args.drill.apply(&args.rollup, &mut options);
-    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
-    let sort = args.drill.sort;
+pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
+    let (options, config, filtered) = (&args.options, &args.prefixes, args.filtered);
+    let progress = Progress::for_files(args.progress, &args.dumps);
+    let sort = args.sort;
     let view = tables::View {
         rows: args.rows,
         sort,
@@ -88,9 +105,9 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
     };
     let mut text = String::new();
     let (failed, written) = if args.patterns {
-        let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
+        let a = analysis::analyze(&args.dumps, options, &progress, None, |_| Rollup {
             totals: Totals::default(),
-            groups: Patterns::new(&config),
+            groups: Patterns::new(config),
         })?;
         let table = a.merged.groups.table();
         let notes = notes(
@@ -121,9 +138,9 @@ pub fn run(args: &PrefixesArgs, mut out: impl Write) -> io::Result<Outcome> {
         };
         (a.failed(), written)
     } else {
-        let a = analysis::analyze(&args.dumps, &options, &progress, None, |_| Rollup {
+        let a = analysis::analyze(&args.dumps, options, &progress, None, |_| Rollup {
             totals: Totals::default(),
-            groups: Prefixes::new(&config),
+            groups: Prefixes::new(config),
         })?;
         let prefixes = &a.merged.groups;
         let caps = prefixes.tables().iter().enumerate().filter_map(|(i, t)| {

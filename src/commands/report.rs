@@ -3,7 +3,9 @@
 //! same pass). With `--baseline OLD`, the run is compared with OLD as `diff OLD DUMPS` would
 //! compare them ([`super::diff`]): the HTML report shows it, `--out-dir` gets the diff files.
 
-use super::diff::{compare_sides, load, write_files, DiffKeys, Loaded};
+use super::diff::{
+    compare_sides, load, write_files, DiffKeys, Loaded, DIFF_MIN_KEY_BYTES, DIFF_ROWS,
+};
 use super::replace::{in_file, replace_files};
 use super::runs::{
     analyse_linted, run_summary, summary_with_lint, DumpSettings, KeyFold, NoExtra, RunInput,
@@ -13,9 +15,9 @@ use crate::analysis::Analysis;
 use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates, Source};
-use crate::cli::{ReportArgs, ReportFormat, DIFF_MIN_KEY_BYTES, DIFF_ROWS};
 use crate::lint::{self, LintConfig, LintReport, Linted};
-use crate::progress::Progress;
+use crate::pipeline::Options;
+use crate::progress::{Progress, ProgressMode};
 use crate::rdb::RedisType;
 use crate::report::diff::{Diff, DiffOptions};
 use crate::report::key_rows::RowSinks;
@@ -28,6 +30,56 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// What a report prints on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Table,
+    Json,
+}
+
+/// Which per-key files `report --out-dir` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeysFiles {
+    Csv,
+    Parquet,
+    Both,
+    None,
+}
+
+impl KeysFiles {
+    pub fn csv(self) -> bool {
+        matches!(self, KeysFiles::Csv | KeysFiles::Both)
+    }
+
+    pub fn parquet(self) -> bool {
+        matches!(self, KeysFiles::Parquet | KeysFiles::Both)
+    }
+}
+
+/// What `report` was asked for.
+pub struct Config {
+    pub dumps: Vec<PathBuf>,
+    /// Where summary.json, report.html, the CSVs and the per-key files also go.
+    pub out_dir: Option<PathBuf>,
+    pub keys_files: KeysFiles,
+    pub html: Option<PathBuf>,
+    /// OLD's paths (`--baseline`), none for no comparison.
+    pub baseline: Vec<PathBuf>,
+    pub format: ReportFormat,
+    /// What the pass aggregates; with `--under`, `options` keeps only the keys under it.
+    pub aggregates: AggregateConfig,
+    pub lint: LintConfig,
+    pub options: Options,
+    /// Whether a filter flag left keys out (`--under` says so in its own note).
+    pub filtered: bool,
+    /// The filter flags as given, one flag and its value each (runs merge only alike).
+    pub filters: Vec<String>,
+    pub sort: SortBy,
+    pub progress: ProgressMode,
+    /// No progress bar and no message about the files written.
+    pub quiet: bool,
+}
 
 /// `--baseline OLD`: what it names.
 struct BaselineInput {
@@ -79,7 +131,7 @@ impl Baseline<'_> {
 /// The report's pass: the dumps analysed with lint, the per-key files of `--out-dir` written
 /// in the same pass, and `extra` fed the same keys.
 fn pass<E: KeyFold>(
-    args: &ReportArgs,
+    args: &Config,
     settings: &DumpSettings<'_>,
     key_files: &mut Vec<&'static str>,
     extra: impl Fn(Source) -> E + Sync,
@@ -88,10 +140,10 @@ fn pass<E: KeyFold>(
         return analyse_linted(&args.dumps, settings, None, extra);
     };
     create_out_dir(dir)?;
-    if args.keys_format.csv() {
+    if args.keys_files.csv() {
         key_files.push("keys.csv");
     }
-    if args.keys_format.parquet() {
+    if args.keys_files.parquet() {
         key_files.push("keys.parquet");
     }
     if key_files.is_empty() {
@@ -99,7 +151,7 @@ fn pass<E: KeyFold>(
     }
     let paths: Vec<PathBuf> = key_files.iter().map(|name| dir.join(name)).collect();
     replace_files(&paths, |mut files| {
-        let (csv, parquet) = match (args.keys_format.csv(), &mut files[..]) {
+        let (csv, parquet) = match (args.keys_files.csv(), &mut files[..]) {
             (true, [csv, parquet]) => (Some(csv), Some(parquet)),
             (true, [csv]) => (Some(csv), None),
             (_, [parquet]) => (None, Some(parquet)),
@@ -114,20 +166,14 @@ fn pass<E: KeyFold>(
     })
 }
 
-pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
-    let mut options = args.common.pipeline_options(!args.run.skip_checksum)?;
-    // `--under` restricts the keys too, but says so in its own note.
-    let filtered = !options.filter.is_empty();
-    let aggregates = AggregateConfig {
-        top_n: args.top,
-        prefixes: args.drill.apply(&args.rollup, &mut options),
-    };
-    let lint_config = Arc::new(args.lint.config(&args.rollup));
+pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
+    let (options, filtered) = (&args.options, args.filtered);
+    let lint_config = Arc::new(args.lint.clone());
     let settings = RunSettings {
-        aggregates,
-        lint: LintConfig::clone(&lint_config),
+        aggregates: args.aggregates.clone(),
+        lint: args.lint.clone(),
         filtered,
-        filters: args.common.filter.flags(),
+        filters: args.filters.clone(),
         model: options.overrides.flags(),
     };
     let baseline = match &args.baseline[..] {
@@ -154,9 +200,9 @@ pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
         }) => &d[..],
         _ => &[],
     };
-    let old_progress = Progress::for_files(args.run.progress_mode(), old_dumps);
+    let old_progress = Progress::for_files(args.progress, old_dumps);
     let old_settings = DumpSettings {
-        options: &options,
+        options,
         config: &settings.aggregates,
         lint: &lint_config,
         filtered,
@@ -170,7 +216,7 @@ pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
             Some((b, loaded))
         }
     };
-    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
+    let progress = Progress::for_files(args.progress, &args.dumps);
     let dump_settings = DumpSettings {
         progress: &progress,
         ..old_settings
@@ -201,8 +247,8 @@ pub fn run(args: &ReportArgs, out: impl Write) -> io::Result<Outcome> {
         key_files: &key_files,
         html: args.html.as_deref(),
         format: args.format,
-        sort: args.drill.sort,
-        quiet: args.run.quiet,
+        sort: args.sort,
+        quiet: args.quiet,
     };
     write_report(analysis, &settings, &outputs, baseline, out)
 }

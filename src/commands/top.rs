@@ -1,17 +1,30 @@
 //! `rdbscope top`: the N biggest keys by one metric, over every dump given.
 
+use super::ListFormat;
 use super::{keep_verdict, Outcome};
 use crate::analysis;
-use crate::analyze::top::TopN;
+use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
-use crate::cli::{ListFormat, TopArgs};
-use crate::progress::Progress;
+use crate::pipeline::Options;
+use crate::progress::{Progress, ProgressMode};
 use crate::report::notes::file_notes;
 use crate::report::summary::TopJson;
 use crate::report::{rollups, tables};
 use std::io::{self, Write};
 use std::ops::AddAssign;
+use std::path::PathBuf;
+
+/// What `top` was asked for.
+pub struct Config {
+    pub dumps: Vec<PathBuf>,
+    /// How many keys.
+    pub n: usize,
+    pub by: Metric,
+    pub format: ListFormat,
+    pub options: Options,
+    pub progress: ProgressMode,
+}
 
 /// The ranking, and totals for the per-file breakdown.
 struct Ranking {
@@ -37,10 +50,10 @@ impl AddAssign for Ranking {
     }
 }
 
-pub fn run(args: &TopArgs, mut out: impl Write) -> io::Result<Outcome> {
-    let options = args.common.pipeline_options(!args.run.skip_checksum)?;
-    let progress = Progress::for_files(args.run.progress_mode(), &args.dumps);
-    let a = analysis::analyze(&args.dumps, &options, &progress, None, |source| Ranking {
+pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
+    let options = &args.options;
+    let progress = Progress::for_files(args.progress, &args.dumps);
+    let a = analysis::analyze(&args.dumps, options, &progress, None, |source| Ranking {
         totals: Totals::default(),
         top: TopN::new(args.n, args.by, source.file),
     })?;

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 /// How serious a finding is: `error` = the specifications say "mandatory", `warn` =
 /// "recommended", `info` = advice. Ordered, so `--fail-on` compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Info,
     Warn,
@@ -181,7 +181,7 @@ impl Rule {
     }
 }
 
-/// The thresholds of every rule; each has a command-line flag (`cli::LintArgs`).
+/// The thresholds of every rule; each has a command-line flag (`rdbscope lint --help`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Thresholds {
     /// key.too-long: key bytes above this.

@@ -10,21 +10,6 @@ use super::escape::{escape_key, neutralize_formula, text_and_base64};
 use crate::analyze::KeyStats;
 use crate::rdb::RedisType;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum KeysFormat {
-    Csv,
-    Jsonl,
-    /// Apache Parquet (see [`super::parquet`]): to a file only.
-    Parquet,
-}
-
-/// Column sets a user can ask for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Compat {
-    /// redis-rdb-tools' `-c memory` columns.
-    Rdbtools,
-}
-
 pub const CSV_HEADER: &str = "db,key,type,encoding,elements,serialized_bytes,memory_bytes,\
 largest_element_bytes,expiry_ms,ttl_s,idle_s,lfu_freq,slot\n";
 
@@ -40,16 +25,6 @@ pub enum RowFormat {
 }
 
 impl RowFormat {
-    /// The text rows for `format` and `compat`; `None` for Parquet.
-    pub fn new(format: KeysFormat, compat: Option<Compat>) -> Option<Self> {
-        match (format, compat) {
-            (KeysFormat::Parquet, _) => None,
-            (_, Some(Compat::Rdbtools)) => Some(RowFormat::Rdbtools),
-            (KeysFormat::Csv, None) => Some(RowFormat::Csv),
-            (KeysFormat::Jsonl, None) => Some(RowFormat::Jsonl),
-        }
-    }
-
     /// The header line; `with_file`: the rows start with the dump's name (a run over
     /// several dumps). redis-rdb-tools' columns have no place for it.
     pub fn header(self, with_file: bool) -> String {

@@ -1,19 +1,28 @@
-//! Command-line interface (clap derive) and the commands behind it.
+//! The flags as clap parses them: one struct per command, the groups of flags several
+//! commands share, their `--help` texts. Values are checked as far as clap can
+//! ([`super::values`]); [`super::config`] checks the rest and builds the commands' `Config`.
 
+use super::examples::{
+    DIFF_EXAMPLES, INFO_EXAMPLES, KEYS_EXAMPLES, LINT_EXAMPLES, MERGE_EXAMPLES, PREFIXES_EXAMPLES,
+    REPORT_EXAMPLES, TOP_EXAMPLES,
+};
+use super::values::{
+    non_empty, parse_allocator, parse_byte_size, parse_factor, parse_growth, parse_percent,
+    parse_quantum, parse_rule, parse_type,
+};
 use crate::analyze::groups::SortBy;
-use crate::analyze::prefixes::{PrefixConfig, MAX_DEPTH};
+use crate::analyze::prefixes::MAX_DEPTH;
 use crate::analyze::top::Metric;
-use crate::filter::{glob_to_regex, KeyFilter};
-use crate::input::SpoolOptions;
-use crate::lint::{LintConfig, Rule, Severity, Thresholds};
-use crate::memory::allocator::Allocator;
-use crate::pipeline::Options;
+use crate::commands::diff::{DiffFormat, DIFF_MIN_KEY_BYTES, DIFF_ROWS};
+use crate::commands::info::InfoFormat;
+use crate::commands::lint::LintFormat;
+use crate::commands::report::{KeysFiles, ReportFormat};
+use crate::commands::ListFormat;
+use crate::lint::{Rule, Severity};
 use crate::progress::ProgressMode;
 use crate::rdb::RedisType;
-use crate::report::keys::{Compat, KeysFormat};
-use crate::server::{AllocatorSetting, ProfileOverrides, Version};
+use crate::server::AllocatorSetting;
 use clap::{Args, Parser, Subcommand};
-use std::io;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
@@ -23,13 +32,13 @@ use std::path::PathBuf;
     version,
     about = "Offline analyzer for Redis and Valkey RDB dumps"
 )]
-pub struct Cli {
+pub struct Flags {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: CommandFlags,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub enum CommandFlags {
     /// Everything in one pass: totals, TTLs, prefixes, patterns, top keys, distributions,
     /// cluster slots. Tables on stdout; `--out-dir` also writes summary.json and CSVs.
     #[command(after_help = REPORT_EXAMPLES)]
@@ -64,89 +73,6 @@ pub enum Command {
     Merge(MergeArgs),
 }
 
-/// A command's `--help` ending: example command lines, then how sizes are written.
-macro_rules! examples {
-    ($($line:literal),* $(,)?) => {
-        concat!(
-            "Examples:\n",
-            $("  ", $line, "\n",)*
-            "\nSizes (BYTES) take a unit: 1500, 1.5k or 1.5KB (1,500), 512KiB (524,288), \
-             10GB (10,000,000,000), 2GiB."
-        )
-    };
-}
-
-const REPORT_EXAMPLES: &str = examples!(
-    "rdbscope report dump.rdb",
-    "rdbscope report shard1.rdb shard2.rdb --out-dir out/      # merged; summary.json and CSVs in out/",
-    "rdbscope report dump.rdb --out-dir out/ --keys-format parquet   # keys.parquet instead of keys.csv",
-    "rdbscope report dump.rdb --format json > summary.json",
-    "rdbscope report dump.rdb --db 0 --not-match 'cache:*' --no-expired",
-    "rdbscope report dump.rdb --under cache:page         # that prefix alone, % of it",
-    "rdbscope report dump.rdb --bigkey-string-bytes 1MiB --disable ttl.missing"
-);
-const TOP_EXAMPLES: &str = examples!(
-    "rdbscope top dump.rdb -n 20",
-    "rdbscope top dump.rdb --by elements --type hash --type zset",
-    "rdbscope top dump.rdb --by idle -n 100 --format csv     # coldest keys (LRU dumps)",
-    "rdbscope top dump.rdb --by freq                         # hottest keys (LFU dumps)",
-    "rdbscope top dump.rdb --min-memory 10MB --match 'session:*'"
-);
-const PREFIXES_EXAMPLES: &str = examples!(
-    "rdbscope prefixes dump.rdb",
-    "rdbscope prefixes dump.rdb --delimiter / --depth 2",
-    "rdbscope prefixes dump.rdb --under cache --depth 2   # cache:page, cache:page:home …",
-    "rdbscope prefixes dump.rdb --patterns               # user:1:profile … as user:*:profile",
-    "rdbscope prefixes dump.rdb --format csv > prefixes.csv"
-);
-const KEYS_EXAMPLES: &str = examples!(
-    "rdbscope keys dump.rdb > keys.csv",
-    "rdbscope keys dump.rdb --format jsonl --min-memory 1MiB",
-    "rdbscope keys dump.rdb --compat rdbtools            # redis-rdb-tools' memory CSV",
-    "rdbscope keys shard*.rdb --format parquet -o keys.parquet  # column file: the dump",
-    "zcat dump.rdb.gz | rdbscope keys - --match 'user:*'"
-);
-const INFO_EXAMPLES: &str = examples!(
-    "rdbscope info dump.rdb",
-    "rdbscope info shard*.rdb --format json              # an array, one object per dump"
-);
-const LINT_EXAMPLES: &str = examples!(
-    "rdbscope lint dump.rdb",
-    "rdbscope lint dump.rdb --fail-on warn               # CI: exit 1 on warnings too",
-    "rdbscope lint dump.rdb --profile strict --key-max-bytes 64",
-    "rdbscope lint dump.rdb --format json --max-findings 1000 > findings.json"
-);
-
-const MERGE_EXAMPLES: &str = examples!(
-    "rdbscope merge shard1/ shard2/ shard3/ --out-dir fleet/   # each from rdbscope report --out-dir",
-    "rdbscope merge runs/*/summary.json --format json > fleet.json",
-    "rdbscope merge fleet-eu/ fleet-us/ --out-dir world/       # merged runs merge again"
-);
-
-const DIFF_EXAMPLES: &str = examples!(
-    "rdbscope diff yesterday/summary.json today.rdb",
-    "rdbscope diff old.rdb new.rdb --min-key-bytes 256KiB  # big keys compared key by key",
-    "rdbscope diff --old a1.rdb a2.rdb --new b1.rdb b2.rdb   # one dump per cluster shard",
-    "rdbscope diff runs/mon/ runs/tue/ --format json > diff.json",
-    "rdbscope diff last/summary.json dump.rdb --fail-on-growth 10 --min-change 1MiB"
-);
-
-impl Command {
-    /// The worker threads asked for, for the global rayon pool.
-    pub fn threads(&self) -> Option<usize> {
-        let run = match self {
-            Command::Report(a) => &a.run,
-            Command::Top(a) => &a.run,
-            Command::Prefixes(a) => &a.run,
-            Command::Lint(a) => &a.run,
-            Command::Keys(a) => &a.run,
-            Command::Diff(a) => &a.run,
-            Command::Info(_) | Command::Merge(_) => return None,
-        };
-        run.threads.map(NonZeroUsize::get)
-    }
-}
-
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Filters")]
 pub struct FilterArgs {
@@ -172,74 +98,6 @@ pub struct FilterArgs {
     /// without one, when the run started).
     #[arg(long)]
     pub no_expired: bool,
-}
-
-fn parse_allocator(s: &str) -> Result<AllocatorSetting, String> {
-    match s {
-        "auto" => Ok(AllocatorSetting::Auto),
-        _ => Allocator::parse(s)
-            .map(AllocatorSetting::Fixed)
-            .ok_or_else(|| format!("{s:?}: expected auto, jemalloc, jemalloc-16 or libc")),
-    }
-}
-
-fn parse_quantum(s: &str) -> Result<AllocatorSetting, String> {
-    match s {
-        "8" => Ok(AllocatorSetting::Fixed(Allocator::Jemalloc)),
-        "16" => Ok(AllocatorSetting::Fixed(Allocator::Jemalloc16)),
-        _ => Err(format!("{s:?}: jemalloc's quantum is 8 or 16")),
-    }
-}
-
-fn parse_type(s: &str) -> Result<RedisType, String> {
-    RedisType::from_name(s).ok_or_else(|| {
-        format!(
-            "unknown type {s:?}: expected string, list, set, zset, hash, stream, array or module"
-        )
-    })
-}
-
-impl FilterArgs {
-    /// The filters as given on the command line, one flag and its value each.
-    pub fn flags(&self) -> Vec<String> {
-        let mut flags: Vec<String> = self.dbs.iter().map(|db| format!("--db {db}")).collect();
-        flags.extend(self.types.iter().map(|t| format!("--type {}", t.name())));
-        flags.extend(self.glob.iter().map(|g| format!("--match {g}")));
-        flags.extend(self.regex.iter().map(|r| format!("--regex {r}")));
-        flags.extend(self.not_match.iter().map(|g| format!("--not-match {g}")));
-        flags.extend(self.min_memory.map(|m| format!("--min-memory {m}")));
-        if self.no_expired {
-            flags.push("--no-expired".to_string());
-        }
-        flags
-    }
-
-    pub fn build(&self) -> Result<KeyFilter, String> {
-        let mut patterns = Vec::new();
-        if let Some(g) = &self.glob {
-            patterns.push(glob_to_regex(g).map_err(|e| format!("--match {g:?}: {e}"))?);
-        }
-        if let Some(r) = &self.regex {
-            patterns.push(regex::bytes::Regex::new(r).map_err(|e| format!("--regex {r:?}: {e}"))?);
-        }
-        let excluded = self
-            .not_match
-            .iter()
-            .map(|g| glob_to_regex(g).map_err(|e| format!("--not-match {g:?}: {e}")))
-            .collect::<Result<_, _>>()?;
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        Ok(KeyFilter {
-            dbs: self.dbs.clone(),
-            types: self.types.clone(),
-            patterns,
-            excluded,
-            key_prefix: None,
-            min_memory_bytes: self.min_memory.unwrap_or(0),
-            expired_before_ms: self.no_expired.then_some(now_ms),
-        })
-    }
 }
 
 /// Options every analysing command takes: filters and the server model.
@@ -278,95 +136,6 @@ pub struct CommonArgs {
     pub filter: FilterArgs,
 }
 
-/// A byte count with an optional unit: `1500`, `10GB`, `1.5M`, `512KiB` (K, M, G, T and
-/// KB… are powers of 1000; KiB, MiB, GiB, TiB powers of 1024; case-insensitive).
-pub fn parse_byte_size(s: &str) -> Result<u64, String> {
-    let text = s.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" => 1_000,
-        "m" | "mb" => 1_000_000,
-        "g" | "gb" => 1_000_000_000,
-        "t" | "tb" => 1_000_000_000_000,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        "tib" => 1 << 40,
-        _ => {
-            return Err(format!(
-                "{s:?}: unknown unit (K, M, G, T, KiB, MiB, GiB, TiB)"
-            ))
-        }
-    };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?}: expected a number of bytes, e.g. 10GB or 512MiB"))?;
-    let bytes = (value * scale as f64).round();
-    if !(0.0..=u64::MAX as f64).contains(&bytes) {
-        return Err(format!("{s:?}: out of range"));
-    }
-    Ok(bytes as u64)
-}
-
-fn invalid(message: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, message)
-}
-
-impl CommonArgs {
-    pub fn overrides(&self) -> io::Result<ProfileOverrides> {
-        let mut o = ProfileOverrides {
-            version: self
-                .redis_version
-                .as_deref()
-                .map(|v| {
-                    Version::parse(v)
-                        .ok_or_else(|| invalid(format!("--redis-version {v:?} is not X.Y.Z")))
-                })
-                .transpose()?,
-            allocator: self.malloc_quantum.unwrap_or(self.allocator),
-            config: Vec::new(),
-        };
-        if let Some(path) = &self.config {
-            let name = path.display();
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| io::Error::new(e.kind(), format!("--config {name}: {e}")))?;
-            o.read_config(&text)
-                .map_err(|e| invalid(format!("--config {name}: {e}")))?;
-        }
-        for directive in &self.config_set {
-            o.set(directive)
-                .map_err(|e| invalid(format!("--config-set {e}")))?;
-        }
-        Ok(o)
-    }
-
-    pub fn filter(&self) -> io::Result<KeyFilter> {
-        self.filter.build().map_err(invalid)
-    }
-
-    /// The pipeline's options: filters, server model and whether to verify the CRC64.
-    pub fn pipeline_options(&self, verify_checksum: bool) -> io::Result<Options> {
-        Ok(Options {
-            verify_checksum,
-            overrides: self.overrides()?,
-            filter: self.filter()?,
-            key_limit: None,
-            spool: self.spool(),
-        })
-    }
-
-    pub fn spool(&self) -> SpoolOptions {
-        SpoolOptions {
-            dir: self.tmpdir.clone(),
-            max_bytes: self.max_spool,
-        }
-    }
-}
-
 /// How an analysing command runs: threads, progress bar, checksum.
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Run")]
@@ -383,16 +152,6 @@ pub struct RunArgs {
     /// Do not verify the CRC64 trailer.
     #[arg(long)]
     pub skip_checksum: bool,
-}
-
-impl RunArgs {
-    pub fn progress_mode(&self) -> ProgressMode {
-        if self.quiet {
-            ProgressMode::Never
-        } else {
-            self.progress
-        }
-    }
 }
 
 /// How keys are grouped into prefixes and patterns.
@@ -412,40 +171,6 @@ pub struct RollupArgs {
     pub max_prefixes: NonZeroUsize,
 }
 
-fn non_empty(s: &str) -> Result<String, String> {
-    if s.is_empty() {
-        Err("must not be empty".into())
-    } else {
-        Ok(s.to_string())
-    }
-}
-
-impl RollupArgs {
-    pub fn config(&self) -> PrefixConfig {
-        PrefixConfig {
-            delimiter: self.delimiter.as_bytes().to_vec(),
-            depth: usize::from(self.depth),
-            cap: self.max_prefixes.get(),
-            under: Vec::new(),
-        }
-    }
-
-    /// [`RollupArgs::config`] drilled down under `under` (`--under`): the prefix with one
-    /// trailing delimiter, which it may already end with (`cache` and `cache:` are the same).
-    pub fn drilled(&self, under: Option<&str>) -> PrefixConfig {
-        let mut config = self.config();
-        if let Some(prefix) = under {
-            let prefix = prefix.as_bytes();
-            config.under = prefix
-                .strip_suffix(&config.delimiter[..])
-                .unwrap_or(prefix)
-                .to_vec();
-            config.under.extend_from_slice(&config.delimiter);
-        }
-        config
-    }
-}
-
 /// `--under PREFIX` and `--sort`, for the commands that show prefix tables.
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Prefixes and patterns")]
@@ -462,43 +187,6 @@ pub struct DrillArgs {
     /// `cache:page` (depth 1) and `cache:page:1` (depth 2); patterns keep PREFIX as is.
     #[arg(long, value_name = "PREFIX", value_parser = non_empty)]
     pub under: Option<String>,
-}
-
-impl DrillArgs {
-    /// The prefix tables' settings, and the run's options with the keys restricted to
-    /// those under the prefix.
-    pub fn apply(&self, rollup: &RollupArgs, options: &mut Options) -> PrefixConfig {
-        let config = rollup.drilled(self.under.as_deref());
-        if !config.under.is_empty() {
-            options.filter.key_prefix = Some(config.under.clone());
-        }
-        config
-    }
-}
-
-/// Which per-key files `report --out-dir` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum KeysFiles {
-    Csv,
-    Parquet,
-    Both,
-    None,
-}
-
-impl KeysFiles {
-    pub fn csv(self) -> bool {
-        matches!(self, KeysFiles::Csv | KeysFiles::Both)
-    }
-
-    pub fn parquet(self) -> bool {
-        matches!(self, KeysFiles::Parquet | KeysFiles::Both)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReportFormat {
-    Table,
-    Json,
 }
 
 #[derive(Args, Debug)]
@@ -569,14 +257,6 @@ pub struct MergeArgs {
     pub quiet: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ListFormat {
-    Table,
-    Csv,
-    /// One JSON document with summary.json's field names (docs/summary-json.md).
-    Json,
-}
-
 #[derive(Args, Debug)]
 pub struct TopArgs {
     /// Dump files, one per cluster shard for a merged ranking (`-` for standard input;
@@ -621,6 +301,22 @@ pub struct PrefixesArgs {
     pub run: RunArgs,
 }
 
+/// `keys --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeysFormat {
+    Csv,
+    Jsonl,
+    #[value(help = "Apache Parquet (see [`super::parquet`]): to a file only")]
+    Parquet,
+}
+
+/// Column sets a user can ask for (`keys --compat`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compat {
+    /// redis-rdb-tools' `-c memory` columns.
+    Rdbtools,
+}
+
 #[derive(Args, Debug)]
 pub struct KeysArgs {
     /// Dump files (`-` for standard input;
@@ -644,12 +340,6 @@ pub struct KeysArgs {
     pub common: CommonArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum InfoFormat {
-    Text,
-    Json,
-}
-
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// Dump files, each described on its own (`-` for standard input; gzip, zstd, LZ4, xz
@@ -660,36 +350,6 @@ pub struct InfoArgs {
     pub format: InfoFormat,
     #[command(flatten)]
     pub common: CommonArgs,
-}
-
-fn parse_rule(s: &str) -> Result<Rule, String> {
-    Rule::from_id(s).ok_or_else(|| {
-        let ids: Vec<_> = Rule::ALL.iter().map(|r| r.id()).collect();
-        format!("unknown rule {s:?}: expected one of {}", ids.join(", "))
-    })
-}
-
-fn parse_growth(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!(
-            "{s:?}: expected a percentage, 0 or more (e.g. 10 or 2.5)"
-        )),
-    }
-}
-
-fn parse_percent(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?}: expected a percentage from 0 to 100")),
-    }
-}
-
-fn parse_factor(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("{s:?}: expected a non-negative number")),
-    }
 }
 
 /// Which naming rules apply.
@@ -769,47 +429,6 @@ pub struct LintArgs {
     pub max_findings: usize,
 }
 
-impl LintArgs {
-    pub fn config(&self, rollup: &RollupArgs) -> LintConfig {
-        let thresholds = Thresholds {
-            key_max_bytes: self.key_max_bytes,
-            bigkey_string_bytes: self.bigkey_string_bytes,
-            bigkey_elements: self.bigkey_elements,
-            json_string_bytes: self.json_string_bytes,
-            json_array_items: self.json_array_items,
-            strings_as_hash_fields: self.strings_as_hash_fields,
-            strings_as_hash_ids: self.strings_as_hash_ids,
-            strings_as_hash_value_bytes: self.strings_as_hash_value_bytes,
-            listpack_margin: self.listpack_margin,
-            listpack_max_entries: self.listpack_max_entries,
-            ttl_clustered_keys: self.ttl_clustered_keys,
-            ttl_clustered_percent: self.ttl_clustered_percent,
-            idle_cold_seconds: self.idle_cold_days.saturating_mul(86_400),
-            hot_lfu: self.hot_lfu,
-            max_dbs: self.max_dbs,
-            shard_max_bytes: self.shard_max_bytes,
-            slot_skew_factor: self.slot_skew_factor,
-            slot_skew_percent: self.slot_skew_percent,
-        };
-        let rollup = rollup.config();
-        LintConfig::new(
-            thresholds,
-            &self.disabled,
-            self.profile == LintProfile::Strict,
-            self.max_findings,
-            rollup.delimiter,
-            rollup.cap,
-        )
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum LintFormat {
-    Table,
-    Json,
-    Csv,
-}
-
 #[derive(Args, Debug)]
 pub struct LintCommandArgs {
     /// Dump files, one per cluster shard for a merged check (`-` for standard input;
@@ -829,18 +448,6 @@ pub struct LintCommandArgs {
     pub common: CommonArgs,
     #[command(flatten)]
     pub run: RunArgs,
-}
-
-/// `diff --rows` unless given, and the rows of each list of `report --baseline`.
-pub const DIFF_ROWS: usize = 20;
-/// `diff --min-key-bytes` unless given, and that of `report --baseline`.
-pub const DIFF_MIN_KEY_BYTES: u64 = 1 << 20;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiffFormat {
-    Table,
-    Csv,
-    Json,
 }
 
 #[derive(Args, Debug)]
@@ -888,28 +495,4 @@ pub struct DiffArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub lint: LintArgs,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_byte_size;
-
-    #[test]
-    fn byte_sizes_take_decimal_and_binary_units() {
-        let ok = [
-            ("1500", 1500),
-            ("10GB", 10_000_000_000),
-            ("1.5M", 1_500_000),
-            ("512KiB", 524_288),
-            ("64 mib", 67_108_864),
-            ("2T", 2_000_000_000_000),
-            ("7b", 7),
-        ];
-        for (text, bytes) in ok {
-            assert_eq!(parse_byte_size(text), Ok(bytes), "{text}");
-        }
-        for bad in ["", "GB", "-5", "10 parsecs", "1e999"] {
-            assert!(parse_byte_size(bad).is_err(), "{bad}");
-        }
-    }
 }
