@@ -16,7 +16,7 @@ use crate::analyze::{Aggregator, KeyStats, Source};
 use crate::input::Dump;
 use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
-use crate::report::key_rows::{RowBatch, RowBuilder, RowSinks};
+use crate::report::keys::sinks::{RowBatch, RowBuilder, RowSinks};
 use crate::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::server::{ProfileOverrides, ServerProfile};
 use std::cell::RefCell;

@@ -125,7 +125,7 @@ fn a_million_distinct_prefixes_under_a_cap() {
     assert!(patterns.rows().len() <= CAP * 5 / 2);
     let kept: u64 = patterns.rows().iter().map(|r| r.stats.keys).sum();
     assert_eq!(kept + patterns.other().keys, KEYS as u64);
-    let notes = rdbscope::report::summary::notes(&capped, false);
+    let notes = rdbscope::report::run::summary::notes(&capped, false);
     assert!(
         notes.iter().any(|n| n.starts_with(
             "prefixes at depth 1: more distinct names than a table of capacity 1000 holds"

@@ -1,5 +1,5 @@
 //! `rdbscope diff OLD NEW`: each side is read back as a run ([`super::runs`]) — dumps are
-//! analysed here, both sides at once on the pool — and compared ([`crate::report::diff`]).
+//! analysed here, both sides at once on the pool — and compared ([`crate::report::diff::compare`]).
 //! When both sides are dumps, keys of at least `--min-key-bytes` are compared key by key
 //! (a second pass looks up, on each side, the big keys of the other it did not hold as big)
 //! and the keys that lost their TTL are counted by hash join.
@@ -14,9 +14,9 @@ use crate::analyze::{AggregateConfig, Aggregator, KeyStats};
 use crate::lint::LintConfig;
 use crate::pipeline::Options;
 use crate::progress::{Progress, ProgressMode};
-use crate::report::diff::{compare, Diff, DiffOptions, ExactKeys, Side};
-use crate::report::diff_tables;
-use crate::report::summary_read::{RunSummary, RunTopKey};
+use crate::report::diff::compare::{compare, Diff, DiffOptions, ExactKeys, Side};
+use crate::report::diff::run_summary::{RunSummary, RunTopKey};
+use crate::report::diff::tables as diff_tables;
 use rustc_hash::FxHashSet;
 use std::fs;
 use std::io::{self, Write};

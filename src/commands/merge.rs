@@ -1,6 +1,6 @@
 //! `rdbscope merge`: runs done apart (one `report --out-dir` per shard, on different
 //! machines) merged from their summary.json into the report one run over all their dumps
-//! gives. Each summary.json carries its run's aggregates whole (`report::run_state`); they
+//! gives. Each summary.json carries its run's aggregates whole (`report::run::state`); they
 //! are added up in the order given, as a run adds up its dumps, and reported the way
 //! `report` does, without the per-key files.
 
@@ -10,7 +10,7 @@ use super::Outcome;
 use crate::analysis::{merge_target, Analysis, FileSummary};
 use crate::analyze::groups::SortBy;
 use crate::lint::Linted;
-use crate::report::run_state::RunState;
+use crate::report::run::state::RunState;
 use crate::scan::ChecksumVerdict;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};

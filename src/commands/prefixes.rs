@@ -11,11 +11,12 @@ use crate::analyze::{Aggregator, KeyStats};
 use crate::pipeline::Options;
 use crate::progress::{Progress, ProgressMode};
 use crate::report::escape::escape_key;
-use crate::report::notes::{cap_note, under_note};
-use crate::report::summary::{
+use crate::report::run::notes::{cap_note, under_note};
+use crate::report::run::summary::{
     file_json, sort_name, GroupTableJson, Head, PrefixesJson, RollupJson, RollupOptionsJson,
 };
-use crate::report::{rollups, tables};
+use crate::report::run::{csv_files, tables};
+use crate::report::text_table::notes_section;
 use std::io::{self, Write};
 use std::ops::AddAssign;
 use std::path::PathBuf;
@@ -116,7 +117,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             cap_note("patterns", table, "; raise --max-prefixes"),
         );
         let written = match args.format {
-            ListFormat::Csv => rollups::write_patterns(&mut out, table, sort),
+            ListFormat::Csv => csv_files::write_patterns(&mut out, table, sort),
             ListFormat::Json => {
                 let mut doc = json(&a.files, &a.merged.totals, notes);
                 doc.patterns = Some(GroupTableJson::sorted(table, usize::MAX, sort));
@@ -132,7 +133,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
                     view,
                     a.merged.totals.all().into(),
                 );
-                tables::notes_section(&mut text, &notes);
+                notes_section(&mut text, &notes);
                 Ok(())
             }
         };
@@ -152,7 +153,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         });
         let notes = notes(&a.files, &config.under, caps);
         let written = match args.format {
-            ListFormat::Csv => rollups::write_prefixes(&mut out, prefixes, sort),
+            ListFormat::Csv => csv_files::write_prefixes(&mut out, prefixes, sort),
             ListFormat::Json => {
                 let mut doc = json(&a.files, &a.merged.totals, notes);
                 doc.prefixes = Some(PrefixesJson::new(prefixes, usize::MAX, sort));
@@ -161,7 +162,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             ListFormat::Table => {
                 start(&mut text, &a.files);
                 tables::prefix_sections(&mut text, prefixes, view, a.merged.totals.all().into());
-                tables::notes_section(&mut text, &notes);
+                notes_section(&mut text, &notes);
                 Ok(())
             }
         };
@@ -197,7 +198,7 @@ fn notes(
     under: &[u8],
     caps: impl IntoIterator<Item = String>,
 ) -> Vec<String> {
-    let mut notes = crate::report::notes::file_notes(files);
+    let mut notes = crate::report::run::notes::file_notes(files);
     notes.extend(under_note(under));
     notes.extend(caps);
     notes

@@ -19,12 +19,14 @@ use crate::lint::{self, LintConfig, LintReport, Linted};
 use crate::pipeline::Options;
 use crate::progress::{Progress, ProgressMode};
 use crate::rdb::RedisType;
-use crate::report::diff::{Diff, DiffOptions};
-use crate::report::key_rows::RowSinks;
-use crate::report::keys::RowFormat;
-use crate::report::run_state::{self, RunSettings};
-use crate::report::summary::Summary;
-use crate::report::{html, lint as lint_output, rollups, tables};
+use crate::report::diff::compare::{Diff, DiffOptions};
+use crate::report::keys::rows::RowFormat;
+use crate::report::keys::sinks::RowSinks;
+use crate::report::lint as lint_output;
+use crate::report::page;
+use crate::report::run::state::{self, RunSettings};
+use crate::report::run::summary::Summary;
+use crate::report::run::{csv_files, tables};
 use std::cell::LazyCell;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -279,7 +281,7 @@ pub fn write_report(
 ) -> io::Result<Outcome> {
     let json = to.format == ReportFormat::Json;
     let state = (to.out_dir.is_some() || json)
-        .then(|| run_state::write(settings, &analysis))
+        .then(|| state::write(settings, &analysis))
         .transpose()?;
     let (analysis, lint) = lint::evaluate(analysis);
     let diff = baseline.map(|b| b.compare(&analysis, &lint)).transpose()?;
@@ -298,7 +300,7 @@ pub fn write_report(
         s
     });
     let since = diff.as_ref().map(|(d, _)| d);
-    let page = LazyCell::new(|| html::render(&summary, since));
+    let page = LazyCell::new(|| page::render(&summary, since));
     if let Some(dir) = to.out_dir {
         write_out_dir(dir, &analysis, &lint, &summary, &page, since)?;
         if !to.quiet {
@@ -399,10 +401,10 @@ fn write_out_dir(
     }
     write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
     write_file(dir, "prefixes.csv", |w| {
-        rollups::write_prefixes(w, &m.prefixes, SortBy::Memory)
+        csv_files::write_prefixes(w, &m.prefixes, SortBy::Memory)
     })?;
     write_file(dir, "patterns.csv", |w| {
-        rollups::write_patterns(w, m.patterns.table(), SortBy::Memory)
+        csv_files::write_patterns(w, m.patterns.table(), SortBy::Memory)
     })?;
     write_file(dir, "top.csv", |w| {
         let t = &m.top;
@@ -416,7 +418,7 @@ fn write_out_dir(
             .iter()
             .zip(&t.by_type)
             .map(|(ty, top)| (format!("memory:{}", ty.name()), top));
-        rollups::write_top(w, overall.into_iter().chain(per_type), &a.files)
+        csv_files::write_top(w, overall.into_iter().chain(per_type), &a.files)
     })?;
-    write_file(dir, "slots.csv", |w| rollups::write_slots(w, &m.slots))
+    write_file(dir, "slots.csv", |w| csv_files::write_slots(w, &m.slots))
 }

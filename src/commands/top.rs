@@ -8,9 +8,10 @@ use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
 use crate::pipeline::Options;
 use crate::progress::{Progress, ProgressMode};
-use crate::report::notes::file_notes;
-use crate::report::summary::TopJson;
-use crate::report::{rollups, tables};
+use crate::report::run::notes::file_notes;
+use crate::report::run::summary::TopJson;
+use crate::report::run::{csv_files, tables};
+use crate::report::text_table::notes_section;
 use std::io::{self, Write};
 use std::ops::AddAssign;
 use std::path::PathBuf;
@@ -70,7 +71,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     }
     let written = match args.format {
         ListFormat::Csv => {
-            rollups::write_top(&mut out, [(args.by.ranking().to_string(), top)], &a.files)
+            csv_files::write_top(&mut out, [(args.by.ranking().to_string(), top)], &a.files)
         }
         ListFormat::Json => {
             let totals = a.merged.totals.all();
@@ -90,7 +91,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
                 args.by.title(),
                 tables::top_table(top, &a.files, args.n, whole_memory)
             ));
-            tables::notes_section(&mut text, &notes);
+            notes_section(&mut text, &notes);
             out.write_all(text.as_bytes())
         }
     };

@@ -1,7 +1,7 @@
 //! One escaping of binary keys for every output, so a hostile key (ANSI escapes, newlines,
 //! zero-width or bidirectional characters, `=cmd|...`) can neither break a format, hide or
 //! reorder text in a viewer, nor run in a spreadsheet. The HTML report adds entity escaping
-//! on top (`super::html`).
+//! on top (`super::page`).
 
 use crate::invisible::is_invisible;
 use std::borrow::Cow;

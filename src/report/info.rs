@@ -1,7 +1,7 @@
 //! `rdbscope info` output: text for people, JSON for scripts.
 
 use super::escape::escape_key;
-use super::tables::utc_seconds;
+use super::human::utc_seconds;
 use super::text_table::{Keep, TextTable};
 use crate::allocator_detection::AllocatorChoice;
 use crate::memory::DumpMemory;

@@ -4,7 +4,8 @@
 //! also through [`neutralize_formula`].
 
 use super::escape::{escape_key, neutralize_formula, text_and_base64};
-use super::tables::{bytes, table};
+use super::human::bytes;
+use super::text_table::table;
 use super::text_table::Keep;
 use crate::lint::{Finding, LintReport, Subject};
 use serde_json::{json, Map, Value};

@@ -1,19 +1,27 @@
-//! Writers: they read statistics and never re-parse a dump.
+//! Outputs: they read what the pass and the aggregates computed and never re-parse a dump.
+//!
+//! Organised by report, one axis: a folder (or a module) per thing reported, holding every
+//! format it is written in. [`run`] is a run's aggregates (`report`, `top`, `prefixes`,
+//! `merge`): summary.json, its merge state, the terminal tables, the CSV files. [`keys`] is
+//! the per-key rows (CSV, JSON Lines, Parquet). [`diff`] is two runs compared (its tables,
+//! CSV and JSON). [`lint`] and [`info`] are those commands' outputs. [`page`] is
+//! report.html, the page a person opens, with a section per report it shows (a run, its
+//! lint findings, what changed since a baseline). The modules at the top are what every
+//! report writes with: [`escape`] (hostile key text neutralised), [`human`] (sizes and
+//! times as people read them), [`text_table`] (terminal tables).
+//!
+//! Layer: outputs. May import the layers below (decode `rdb`, the model, the pass:
+//! `analysis`, `scan`, `pipeline`; the aggregates: `analyze`, `lint`), never `commands` or
+//! `flags`. Inside, the shared modules import no report; a report imports the shared
+//! modules and only the reports before it in this order: `info`, `lint`, `keys`, `run`,
+//! `diff`, `page`.
 
-pub mod decimal;
 pub mod diff;
-pub mod diff_tables;
 pub mod escape;
-pub mod html;
+pub mod human;
 pub mod info;
-pub mod key_rows;
 pub mod keys;
 pub mod lint;
-pub mod notes;
-pub mod parquet;
-pub mod rollups;
-pub mod run_state;
-pub mod summary;
-pub mod summary_read;
-pub mod tables;
+pub mod page;
+pub mod run;
 pub mod text_table;

@@ -2,6 +2,7 @@
 //! holds names (keys, prefixes, paths); when the table is too wide, its cells are shortened
 //! with `…`, and when even that is not enough, the columns marked optional are left out,
 //! first to last, with a line under the table naming them. CSV and JSON keep every value.
+//! Also the `Notes` list every text report ends with.
 
 use std::fmt::{self, Write};
 use std::sync::OnceLock;
@@ -215,6 +216,24 @@ fn shorten(text: &str, width: usize, keep: Keep) -> std::borrow::Cow<'_, str> {
                 .into()
         }
     }
+}
+
+/// A table whose first `text_columns` columns hold text (left-aligned) and the rest
+/// numbers (right-aligned); the first holds names, shortened when the table is too wide.
+pub fn table(header: &[&str], text_columns: usize) -> TextTable {
+    TextTable::new(header, text_columns)
+}
+
+/// Notes, one per line, after the tables.
+pub fn notes_section(out: &mut String, notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    out.push_str("Notes\n");
+    for n in notes {
+        let _ = writeln!(out, "  * {n}");
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 //! closed at 1Mi rows or 128 MiB encoded, whichever comes first, so memory stays bounded
 //! whatever the dump's size: only the row group being filled is held.
 
-use super::escape::{escape_key, neutralize_formula};
 use crate::analyze::KeyStats;
+use crate::report::escape::{escape_key, neutralize_formula};
 use arrow_array::builder::{
     ArrayBuilder, BinaryBuilder, Int64Builder, StringBuilder, UInt16Builder, UInt64Builder,
     UInt8Builder,

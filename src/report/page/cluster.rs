@@ -2,7 +2,7 @@
 
 use super::tree::group_table;
 use super::{bars, open_section, Summary};
-use crate::report::tables::bytes as human_bytes;
+use crate::report::human::bytes as human_bytes;
 use std::fmt::Write;
 
 /// Slots of a Redis Cluster.

@@ -6,9 +6,9 @@
 //! Fields added to summary.json after a reader was written are ignored; fields this reader
 //! knows that an older summary.json lacks are `Option`s or default to "unknown".
 
-use super::escape::text_and_base64;
-use super::summary::{Summary, SCHEMA_VERSION};
 use crate::analyze::top::TopKey;
+use crate::report::escape::text_and_base64;
+use crate::report::run::summary::{Summary, SCHEMA_VERSION};
 use serde::Deserialize;
 
 /// One run read back.

@@ -4,8 +4,8 @@
 
 use super::ttl::span;
 use super::{escape_html, name_html, open_section, Summary, TABLE_ROWS};
-use crate::report::summary::{HistogramJson, TopKeyJson};
-use crate::report::tables::bytes as human_bytes;
+use crate::report::human::bytes as human_bytes;
+use crate::report::run::summary::{HistogramJson, TopKeyJson};
 use std::collections::HashMap;
 use std::fmt::Write;
 

@@ -12,6 +12,9 @@
 //! `& < > " '` replaced, so markup in a key renders as text. No data is embedded in the
 //! script: it sorts, filters and zooms the elements already in the page, and reads names
 //! only through `textContent`.
+//!
+//! May import: every other report (the page shows a run's summary.json, its lint findings
+//! and a diff against a baseline) and the shared modules of `report`.
 
 mod baseline;
 mod cluster;
@@ -20,9 +23,9 @@ mod lint;
 mod tree;
 mod ttl;
 
-use super::diff::Diff;
-use super::summary::{CountsJson, Summary};
-use super::tables::bytes as human_bytes;
+use super::diff::compare::Diff;
+use super::human::bytes as human_bytes;
+use super::run::summary::{CountsJson, Summary};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -400,7 +403,7 @@ fn files(out: &mut String, s: &Summary) {
             "<td class=\"n\">{}</td><td class=\"n\">{ratio}</td><td>{}</td></tr>",
             f.used_mem.map(human_bytes).unwrap_or_default(),
             f.ctime
-                .map(|c| super::tables::utc_seconds(c.saturating_mul(1000)))
+                .map(|c| super::human::utc_seconds(c.saturating_mul(1000)))
                 .unwrap_or_default(),
         );
     }

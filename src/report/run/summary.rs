@@ -3,7 +3,6 @@
 //! Every field is documented in `docs/summary-json.md`; a change that renames or removes
 //! a field, or changes its meaning, bumps [`SCHEMA_VERSION`]. Adding a field does not.
 
-use super::escape::{escape_key, text_and_base64};
 use super::notes::{cap_note, file_notes, under_note};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
@@ -14,6 +13,7 @@ use crate::analyze::top::{Metric, TopKey, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::rdb::RedisType;
+use crate::report::escape::{escape_key, text_and_base64};
 use crate::scan::ChecksumVerdict;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -75,7 +75,7 @@ pub struct Summary {
     pub lint: Option<serde_json::Value>,
     /// Keys and memory per pattern and encoding (hash, list, set, zset).
     pub pattern_encodings: PatternEncodingsJson,
-    /// What `rdbscope merge` merges runs by (`super::run_state`), on one line; set by
+    /// What `rdbscope merge` merges runs by (`super::state`), on one line; set by
     /// `report` and `merge`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<Box<serde_json::value::RawValue>>,
@@ -545,7 +545,7 @@ fn checksum_name(v: &ChecksumVerdict) -> &'static str {
 fn model_json(f: &FileSummary) -> Option<serde_json::Value> {
     let allocator = f.allocator.as_ref()?;
     Some(serde_json::json!({
-        "allocator": super::info::allocator_json(allocator),
+        "allocator": crate::report::info::allocator_json(allocator),
         "server": f.profile.map(|p| serde_json::json!({
             "family": format!("{:?}", p.family).to_lowercase(),
             "version": p.version.to_string(),

@@ -1,7 +1,7 @@
 //! Lint findings grouped by rule: severity, counts, the rule's advice, and the findings.
 
 use super::{escape_html, name_html, open_section, Summary};
-use crate::report::tables::bytes as human_bytes;
+use crate::report::human::bytes as human_bytes;
 use serde_json::Value;
 use std::fmt::Write;
 

@@ -2,13 +2,13 @@
 //! Every row the aggregates hold is written (tables show the first few); names go through
 //! the same escaping as keys, and cells a spreadsheet would run are neutralised.
 
-use super::escape::{escape_key, neutralize_formula};
 use crate::analysis::FileSummary;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::slots::Slots;
 use crate::analyze::top::TopN;
 use crate::rdb::RedisType;
+use crate::report::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
 
 fn text(bytes: &[u8]) -> String {

@@ -2,9 +2,7 @@
 //! units for reading, every name escaped like keys. Long lists show their first rows;
 //! `report --out-dir` writes them whole.
 
-use super::escape::escape_key;
 use super::summary::notes;
-use super::text_table::{Keep, TextTable};
 use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
@@ -13,33 +11,13 @@ use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::Aggregates;
 use crate::rdb::RedisType;
-use crate::report::keys::iso_utc;
+use crate::report::escape::escape_key;
+use crate::report::human::{bytes, iso_utc, utc_seconds};
+use crate::report::text_table::{notes_section, table, Keep, TextTable};
 use std::fmt::Write;
 
 /// Rows a list section shows in `report`.
 pub const SECTION_ROWS: usize = 20;
-
-/// `1.5 KiB`; plain bytes below 1 KiB.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    if n < 1024 {
-        return format!("{n} B");
-    }
-    let mut v = n as f64 / 1024.0;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
-}
-
-/// `2024-11-21T22:03:05Z`.
-pub fn utc_seconds(ms: i64) -> String {
-    let mut t = iso_utc(ms).get(..19).unwrap_or_default().to_string();
-    t.push('Z');
-    t
-}
 
 /// A name as a table shows it: escaped, `""` when empty.
 pub fn name(bytes: &[u8]) -> String {
@@ -48,12 +26,6 @@ pub fn name(bytes: &[u8]) -> String {
     } else {
         escape_key(bytes).into_owned()
     }
-}
-
-/// A table whose first `text_columns` columns hold text (left-aligned) and the rest
-/// numbers (right-aligned); the first holds names, shortened when the table is too wide.
-pub fn table(header: &[&str], text_columns: usize) -> TextTable {
-    TextTable::new(header, text_columns)
 }
 
 fn section(out: &mut String, title: &str, t: TextTable) {
@@ -354,18 +326,6 @@ fn histogram_row(first: &str, metric: &str, h: &Histogram, fmt: fn(u64) -> Strin
     ]
 }
 
-/// Notes, one per line, after the tables.
-pub fn notes_section(out: &mut String, notes: &[String]) {
-    if notes.is_empty() {
-        return;
-    }
-    out.push_str("Notes\n");
-    for n in notes {
-        let _ = writeln!(out, "  * {n}");
-    }
-    out.push('\n');
-}
-
 /// Per-file rows when there are several dumps, and what went wrong with any.
 pub fn files_section(out: &mut String, files: &[FileSummary]) {
     section(
@@ -564,18 +524,4 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
 
     notes_section(&mut out, &notes(a, filtered));
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::bytes;
-
-    #[test]
-    fn binary_units() {
-        assert_eq!(bytes(0), "0 B");
-        assert_eq!(bytes(1023), "1023 B");
-        assert_eq!(bytes(1000), "1000 B");
-        assert_eq!(bytes(1536), "1.5 KiB");
-        assert_eq!(bytes(5 << 30), "5.0 GiB");
-    }
 }

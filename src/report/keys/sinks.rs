@@ -6,10 +6,10 @@
 //! ([`RowBuilder`], one per dump), and handed to the ordered writers ([`RowSinks`]) in
 //! file order: `begin` (the text header), `batch` per chunk, `finish`.
 
-use super::escape::{escape_key, neutralize_formula};
-use super::keys::RowFormat;
 use super::parquet::{KeyColumns, ParquetKeys};
+use super::rows::RowFormat;
 use crate::analyze::KeyStats;
+use crate::report::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
 use std::sync::Arc;
 

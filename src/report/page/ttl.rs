@@ -3,7 +3,7 @@
 
 use super::{clip, escape_html, name_html, open_section, share, Summary};
 use crate::analyze::ttl::TtlBucket;
-use crate::report::tables::{bytes as human_bytes, utc_seconds};
+use crate::report::human::{bytes as human_bytes, utc_seconds};
 use std::fmt::Write;
 
 const MINUTE_MS: i64 = 60_000;

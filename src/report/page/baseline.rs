@@ -1,16 +1,16 @@
 //! "Since baseline" (`report --baseline OLD`): what `diff OLD NEW` computes for this run, as
-//! the same rows its tables show ([`diff_tables`]) — totals, changes by db/type/encoding,
-//! prefixes and patterns (ranges where the heavy-hitter bounds give one), big keys, TTL
-//! classes and lost TTLs, lint findings new and resolved, encoding crossings.
+//! the same rows its tables show ([`crate::report::diff::tables`]) — totals, changes by
+//! db/type/encoding, prefixes and patterns (ranges where the heavy-hitter bounds give one),
+//! big keys, TTL classes and lost TTLs, lint findings new and resolved, encoding crossings.
 
 use super::{cut_note, escape_html, name_html, open_section, TABLE_ROWS};
-use crate::report::diff::{Diff, GroupTableChange, MetricChange};
-use crate::report::diff_tables::{
+use crate::report::diff::compare::{Diff, GroupTableChange, MetricChange};
+use crate::report::diff::tables::{
     big_keys_table, breakdown_tables, change_percent, crossings_table, group_changes_once,
     group_summary, group_table, lint_tables, lost_ttl_line, lost_ttl_table, storms_table,
     totals_table, ttl_classes_table, DiffTable,
 };
-use crate::report::tables::bytes as human_bytes;
+use crate::report::human::bytes as human_bytes;
 use std::fmt::Write;
 
 /// A card: the change of `m` (in `data-v`), and old → new below it.

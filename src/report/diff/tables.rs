@@ -4,12 +4,13 @@
 //! name a side does not list, `1.0 MiB..1.1 MiB` for a row with an error bound; a change
 //! the ranges cannot give a sign is "within bounds".
 
-use super::diff::{
+use super::compare::{
     CountsChange, Delta, Diff, GroupChange, GroupStatus, GroupTableChange, KeyChange, KeyStatus,
     LintChange, MetricChange, Range, TtlChange,
 };
-use super::escape::neutralize_formula;
-use super::tables::{bytes, notes_section, table, utc_seconds};
+use crate::report::escape::neutralize_formula;
+use crate::report::human::{bytes, utc_seconds};
+use crate::report::text_table::{notes_section, table};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -482,7 +483,7 @@ pub fn lint_tables(lint: &LintChange) -> [Option<DiffTable>; 3] {
             signed_bytes(r.memory_bytes.change),
         ]);
     }
-    let findings = |title: &str, list: &[super::diff::FindingChange]| {
+    let findings = |title: &str, list: &[super::compare::FindingChange]| {
         let mut t = DiffTable::new(
             title,
             &["subject", "rule", "kind", "db", "keys", "memory", "certain"],
@@ -745,8 +746,8 @@ pub fn write_csv(out: impl Write, d: &Diff) -> io::Result<()> {
             opt_range(k.new_memory_bytes, k.new_memory_at_most),
         );
         let change = (
-            super::diff::signed_change(old.max, new.min),
-            super::diff::signed_change(old.min, new.max),
+            super::compare::signed_change(old.max, new.min),
+            super::compare::signed_change(old.min, new.max),
         );
         r.row(
             ("big_key", &format!("{}:{}", k.db, k.key), "memory_bytes"),
@@ -806,8 +807,8 @@ pub fn write_csv(out: impl Write, d: &Diff) -> io::Result<()> {
                     (section, &f.subject, "memory_bytes"),
                     (old, new),
                     (
-                        super::diff::signed_change(old.min, new.min),
-                        super::diff::signed_change(old.min, new.min),
+                        super::compare::signed_change(old.min, new.min),
+                        super::compare::signed_change(old.min, new.min),
                     ),
                     None,
                     &status,
@@ -816,7 +817,7 @@ pub fn write_csv(out: impl Write, d: &Diff) -> io::Result<()> {
         }
     }
     for c in &d.encoding_crossings {
-        let change = super::diff::signed_change(c.old_memory_bytes, c.new_memory_bytes);
+        let change = super::compare::signed_change(c.old_memory_bytes, c.new_memory_bytes);
         r.row(
             ("encoding_crossing", &c.pattern, "memory_bytes"),
             (exact(c.old_memory_bytes), exact(c.new_memory_bytes)),

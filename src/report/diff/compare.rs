@@ -8,7 +8,7 @@
 //! docs/summary-json.md). A change is stated only as far as both ranges allow: when the
 //! ranges overlap, the change is "within bounds", not a number.
 
-use super::summary_read::{
+use super::run_summary::{
     RunCounts, RunFile, RunFinding, RunGroup, RunGroupTable, RunLint, RunPatternEncodings,
     RunSummary, RunTableBounds, RunTopKey,
 };
@@ -678,7 +678,7 @@ fn big_keys(
     }
     let (ot, nt) = (&old.top_keys, &new.top_keys);
     // A list shorter than its n holds every key of its run.
-    let floor = |t: &super::summary_read::RunTopKeys| {
+    let floor = |t: &super::run_summary::RunTopKeys| {
         (t.by_memory.len() >= t.n).then(|| t.by_memory.last().map_or(0, |k| k.memory_bytes))
     };
     let (old_floor, new_floor) = (floor(ot), floor(nt));
@@ -889,10 +889,10 @@ fn crossings(
         (r.pattern.clone(), r.type_name.clone(), r.encoding.clone())
     });
     for ((pattern, type_name, encoding), o, n) in rows {
-        let keys = |r: Option<&super::summary_read::RunPatternEncoding>| r.map_or(0, |r| r.keys);
+        let keys = |r: Option<&super::run_summary::RunPatternEncoding>| r.map_or(0, |r| r.keys);
         let mem =
-            |r: Option<&super::summary_read::RunPatternEncoding>| r.map_or(0, |r| r.memory_bytes);
-        let exact_row = |r: Option<&super::summary_read::RunPatternEncoding>,
+            |r: Option<&super::run_summary::RunPatternEncoding>| r.map_or(0, |r| r.memory_bytes);
+        let exact_row = |r: Option<&super::run_summary::RunPatternEncoding>,
                          t: &RunPatternEncodings| match r {
             Some(r) => r.error_keys == 0,
             None => !t.bounds.capped && t.bounds.distinct_kept <= t.rows.len(),

@@ -5,8 +5,8 @@
 //! Below it, the pattern and per-depth prefix tables.
 
 use super::{clip, cut_note, escape_html, name_html, open_section, share, Summary, TABLE_ROWS};
-use crate::report::summary::{GroupJson, GroupTableJson};
-use crate::report::tables::bytes as human_bytes;
+use crate::report::human::bytes as human_bytes;
+use crate::report::run::summary::{GroupJson, GroupTableJson};
 use std::fmt::Write;
 
 /// Width of the icicle, in SVG units (it scales to the page).

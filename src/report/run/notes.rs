@@ -40,7 +40,7 @@ pub fn cap_note(what: &str, table: &GroupTable, remedy: &str) -> Option<String> 
              of the memory or of the keys is listed, a row may miss up to its error bound \
              (counted under (other) before it entered), and a name not listed holds at most \
              {} and {} keys; {} keys are counted under (other){remedy}",
-            crate::report::tables::bytes(absent.memory_bytes),
+            crate::report::human::bytes(absent.memory_bytes),
             absent.keys,
             table.other().keys,
             m = table.capacity(),

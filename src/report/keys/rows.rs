@@ -6,9 +6,10 @@
 //! is the only CSV rule left to apply.
 
 use super::decimal::{push_decimal, Decimal};
-use super::escape::{escape_key, neutralize_formula, text_and_base64};
 use crate::analyze::KeyStats;
 use crate::rdb::RedisType;
+use crate::report::escape::{escape_key, neutralize_formula, text_and_base64};
+use crate::report::human::iso_utc;
 
 pub const CSV_HEADER: &str = "db,key,type,encoding,elements,serialized_bytes,memory_bytes,\
 largest_element_bytes,expiry_ms,ttl_s,idle_s,lfu_freq,slot\n";
@@ -185,13 +186,6 @@ fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
         out.extend_from_slice(iso_utc(ms).as_bytes());
     }
     out.push(b'\n');
-}
-
-/// `2100-01-01T00:00:00.000000`, the form redis-rdb-tools prints expiries in.
-pub fn iso_utc(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.6f").to_string())
-        .unwrap_or_default()
 }
 
 fn json_string(out: &mut Vec<u8>, text: &str) {

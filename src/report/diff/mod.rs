@@ -1,0 +1,11 @@
+//! Two runs compared (`rdbscope diff`, `report --baseline`): [`run_summary`] reads each run
+//! back from its summary.json (or from the one a dump's analysis gives), [`compare`] computes
+//! what changed, [`tables`] writes it as terminal tables and CSV (its JSON is the
+//! [`compare::Diff`] itself).
+//!
+//! May import: the shared modules of `report`, the `run` report (summary.json's types, the
+//! tables' rows) and the aggregates' types; not `page`, which shows a diff.
+
+pub mod compare;
+pub mod run_summary;
+pub mod tables;

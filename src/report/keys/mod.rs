@@ -1,0 +1,12 @@
+//! The per-key rows (`rdbscope keys`, `keys.csv` and `keys.parquet` of `report --out-dir`):
+//! [`rows`] renders text rows (CSV, JSON Lines, redis-rdb-tools' CSV) with [`decimal`],
+//! [`parquet`] the column file, [`sinks`] sends a run's rows to either or both in file
+//! order.
+//!
+//! May import: the shared modules of `report` (escaping, human units), the pass's per-key
+//! statistics (`analyze::KeyStats`) and decode's types; no other report.
+
+pub mod decimal;
+pub mod parquet;
+pub mod rows;
+pub mod sinks;

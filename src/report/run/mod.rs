@@ -1,0 +1,14 @@
+//! A run's aggregates (`report`, `top`, `prefixes`, `merge`), in each of its formats:
+//! [`summary`] (summary.json) and [`state`] (its `state`, what `merge` merges), [`tables`]
+//! (the terminal tables), [`csv_files`] (prefixes.csv, patterns.csv, top.csv, slots.csv),
+//! and [`notes`], the caveats all of them state.
+//!
+//! May import: the shared modules of `report`, the `info` report (a dump's allocator as
+//! summary.json shows it), the pass (`analysis`, `scan`) and the aggregates (`analyze`,
+//! `lint`); not `diff` or `page`, which read it.
+
+pub mod csv_files;
+pub mod notes;
+pub mod state;
+pub mod summary;
+pub mod tables;
