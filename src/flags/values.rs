@@ -21,7 +21,7 @@ use clap::ValueEnum;
 /// `clap::ValueEnum` for a type of a layer below: each variant as the command line spells
 /// it, with the help `--help` lists it with, if any.
 macro_rules! choices {
-    ($ty:ident { $($variant:ident = $name:literal $(: $help:literal)?),+ $(,)? }) => {
+    ($ty:ident { $($variant:ident = $name:expr $(=> $help:literal)?),+ $(,)? }) => {
         impl ValueEnum for $ty {
             fn value_variants<'a>() -> &'a [Self] {
                 &[$($ty::$variant),+]
@@ -37,27 +37,27 @@ macro_rules! choices {
 }
 
 choices!(SortBy {
-    Keys = "keys": "Key count",
-    Memory = "memory": "Estimated memory (then bytes in the file)",
-    Elements = "elements": "Element count",
+    Keys = "keys" => "Key count",
+    Memory = "memory" => "Estimated memory (then bytes in the file)",
+    Elements = "elements" => "Element count",
 });
 
 choices!(Metric {
-    Memory = "memory": "Estimated RAM once loaded",
-    Elements = "elements": "Element count (`STRLEN` for strings)",
-    Serialized = "serialized": "Bytes in the dump file",
-    Idle = "idle": "LRU idle seconds, the coldest first (dumps of servers with an `*-lru` policy)",
-    Freq = "freq": "LFU counter, the hottest first (dumps of servers with an `*-lfu` policy)",
+    Memory = Metric::Memory.ranking() => "Estimated RAM once loaded",
+    Elements = Metric::Elements.ranking() => "Element count (`STRLEN` for strings)",
+    Serialized = Metric::Serialized.ranking() => "Bytes in the dump file",
+    Idle = Metric::Idle.ranking() => "LRU idle seconds, the coldest first (dumps of servers with an `*-lru` policy)",
+    Freq = Metric::Freq.ranking() => "LFU counter, the hottest first (dumps of servers with an `*-lfu` policy)",
 });
 
 choices!(Severity {
-    Info = "info",
-    Warn = "warn",
-    Error = "error",
+    Info = Severity::Info.name(),
+    Warn = Severity::Warn.name(),
+    Error = Severity::Error.name(),
 });
 
 choices!(ProgressMode {
-    Auto = "auto": "When stderr is a terminal",
+    Auto = "auto" => "When stderr is a terminal",
     Always = "always",
     Never = "never",
 });
@@ -65,7 +65,7 @@ choices!(ProgressMode {
 choices!(ListFormat {
     Table = "table",
     Csv = "csv",
-    Json = "json": "One JSON document with summary.json's field names (docs/summary-json.md)",
+    Json = "json" => "One JSON document with summary.json's field names (docs/summary-json.md)",
 });
 
 choices!(ReportFormat {
