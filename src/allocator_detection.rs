@@ -159,7 +159,7 @@ fn model_keys(records: &[KeyRecord<'_>], profile: ServerProfile) -> Option<Vec<[
                 .iter()
                 .map(|record| {
                     stats.read(record, &profile, &mut scratch).ok()?;
-                    Some(stats.used_memory_bytes())
+                    Some(stats.used_memory_bytes(&profile))
                 })
                 .collect()
         })

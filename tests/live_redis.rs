@@ -21,7 +21,7 @@ macro_rules! cmd {
 
 mod common;
 
-use common::redis::{Conn, RedisServer, Reply};
+use common::redis::{xreadgroup, Conn, RedisServer, Reply};
 
 // ---------------------------------------------------------------------------------------------
 // Data
@@ -420,17 +420,7 @@ fn streams(c: &mut Conn) {
     c.ok(cmd!["XGROUP", "CREATE", "stream:groups", "g2", "$"]);
     c.ok(cmd!["XGROUP", "CREATE", "stream:groups", "g3", "0"]);
     let read = |c: &mut Conn, group: &str, consumer: &str, count: &str| {
-        let r = c.call(cmd![
-            "XREADGROUP",
-            "GROUP",
-            group,
-            consumer,
-            "COUNT",
-            count,
-            "STREAMS",
-            "stream:groups",
-            ">"
-        ]);
+        let r = c.call(xreadgroup("stream:groups", group, consumer, count));
         assert!(matches!(r, Reply::Array(_)), "XREADGROUP: {r:?}");
     };
     read(c, "g1", "alice", "5");

@@ -128,16 +128,34 @@ impl<'data> KeyStats<'data> {
     }
 
     /// What the key adds to the server's `used_memory`: [`KeyStats::memory_bytes`] and
-    /// the size-class rounding `MEMORY USAGE` leaves out.
-    pub fn used_memory_bytes(&self) -> u64 {
-        self.memory_bytes.saturating_add(memory::sizeof_rounding(
-            self.summary.memory.alloc,
-            self.redis_type,
-            self.encoding,
-            self.elements.unwrap_or(0),
-            self.summary.list_nodes,
-            self.expiry_ms.is_some(),
-        ))
+    /// what `MEMORY USAGE` leaves out or counts that the server does not hold (see
+    /// [`memory::used_memory_gap`]).
+    pub fn used_memory_bytes(&self, profile: &ServerProfile) -> u64 {
+        let shape = memory::UsedMemoryShape {
+            redis_type: self.redis_type,
+            encoding: self.encoding,
+            summary: &self.summary,
+            has_expiry: self.expiry_ms.is_some(),
+            shared_integer: self.encoding == "int"
+                && memory::shares_integers(
+                    profile,
+                    self.idle_s.is_some() || self.lfu_freq.is_some(),
+                )
+                && self
+                    .string_integer()
+                    .is_some_and(|v| memory::SHARED_INTEGERS.contains(&v)),
+        };
+        self.memory_bytes
+            .saturating_add_signed(memory::used_memory_gap(profile, &shape))
+    }
+
+    /// A string's value as an integer, when it is stored as one or reads as one.
+    fn string_integer(&self) -> Option<i64> {
+        match self.string_value? {
+            RdbString::Int(v) => Some(v),
+            RdbString::Raw(b) => std::str::from_utf8(b).ok()?.parse().ok(),
+            RdbString::Lzf { .. } => None,
+        }
     }
 
     /// What `TYPE key` answers: the Redis type, or a module type's own name.

@@ -6,7 +6,7 @@ use crate::input::{Dump, SpoolOptions};
 use crate::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
-use crate::scan::{check_overrides, ChecksumVerdict, DumpInfo};
+use crate::scan::{check_overrides, ChecksumVerdict, DumpInfo, DumpScan};
 use crate::server::ProfileOverrides;
 use serde_json::Value;
 use std::io::{self, Write};
@@ -101,11 +101,26 @@ fn describe(
         overrides: allocator.apply_to(overrides),
         ..Options::default()
     };
+    let mut preamble = DumpScan::new(&dump);
+    preamble.read_preamble();
+    // Keys are read under the profile of the dump's aux fields, so when there are keys
+    // there is a profile.
+    let keys_profile = preamble
+        .info()
+        .profile()
+        .map(|p| options.overrides.apply(p));
     let mut keys_bytes = 0u64;
     let pass = pipeline::run(
         &dump,
         &options,
-        Folding::new(|| 0u64, |sum, key| *sum += key.used_memory_bytes()),
+        Folding::new(
+            || 0u64,
+            |sum, key| {
+                if let Some(profile) = &keys_profile {
+                    *sum += key.used_memory_bytes(profile);
+                }
+            },
+        ),
         |sum| {
             keys_bytes += sum;
             Ok(())

@@ -7,6 +7,7 @@
 
 use super::allocator::{sds_header, Allocator};
 use super::array::ArrayFacts;
+use std::borrow::Cow;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryFacts {
@@ -49,6 +50,9 @@ pub struct MemoryFacts {
     pub stream_rax_bytes: u64,
     /// Σ consumer name bytes, over all groups.
     pub consumer_name_bytes: u64,
+    /// Σ allocations of the names of consumer groups and consumers: the radix trees that
+    /// find them (see [`MemoryFacts::name_tree`]) and the consumers' name sds.
+    pub name_allocs: u64,
     /// Σ entries, radix nodes and node bytes over every PEL (one per group, one per
     /// consumer).
     pub pel_entries: u64,
@@ -186,12 +190,61 @@ impl MemoryFacts {
         self.stream_rax_bytes = rax.node_bytes();
     }
 
+    /// A radix tree keyed by names: the stream's consumer groups, or a group's consumers.
+    pub fn name_tree(&mut self, names: &mut [Cow<'_, [u8]>]) {
+        names.sort_unstable();
+        let mut unique: Vec<&[u8]> = names.iter().map(|n| n.as_ref()).collect();
+        unique.dedup();
+        self.name_allocs = self
+            .name_allocs
+            .saturating_add(name_tree_bytes(self.alloc, &unique, 0));
+    }
+
+    /// A consumer's name: its sds (its node in its group's tree: [`MemoryFacts::name_tree`]).
+    pub fn consumer_name(&mut self, len: u64) {
+        self.consumer_name_bytes = self.consumer_name_bytes.saturating_add(len);
+        self.name_allocs = self.name_allocs.saturating_add(self.alloc.sds(len));
+    }
+
     /// A pending-entries list (a group's or a consumer's), given its radix-tree counter.
     pub fn pel(&mut self, rax: &RaxCount) {
         self.pel_entries += rax.keys;
         self.pel_rax_nodes += rax.nodes();
         self.pel_rax_bytes += rax.node_bytes();
     }
+}
+
+/// Σ allocations of the nodes of the radix tree below `depth` holding `keys` (sorted,
+/// distinct, all sharing their first `depth` bytes), each key's node holding a value
+/// pointer: the compact trie, as inserts build it. A node where a key ends carries the
+/// pointer; below it the keys' common bytes make one compressed node, or if they part at
+/// once, a branching node with a child byte and pointer each.
+fn name_tree_bytes(alloc: Allocator, keys: &[&[u8]], depth: usize) -> u64 {
+    let (ends_here, rest) = match keys.split_first() {
+        Some((first, rest)) if first.len() == depth => (true, rest),
+        _ => (false, keys),
+    };
+    let value = if ends_here { 8 } else { 0 };
+    let (Some(first), Some(last)) = (rest.first(), rest.last()) else {
+        return alloc.class(rax_header_and_bytes(0) + value);
+    };
+    // Sorted: the common prefix of all is that of the first and last.
+    let common = first[depth..]
+        .iter()
+        .zip(&last[depth..])
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common > 0 {
+        return alloc.class(rax_header_and_bytes(common as u64) + 8 + value)
+            + name_tree_bytes(alloc, rest, depth + common);
+    }
+    let mut children = 0u64;
+    let mut below = 0u64;
+    for group in rest.chunk_by(|a, b| a[depth] == b[depth]) {
+        children += 1;
+        below += name_tree_bytes(alloc, group, depth + 1);
+    }
+    alloc.class(rax_header_and_bytes(children) + 8 * children + value) + below
 }
 
 /// The radix tree (`rax`) holding 16-byte stream IDs fed in ascending order: its node count

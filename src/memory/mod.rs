@@ -99,6 +99,83 @@ fn grown_buckets(profile: &ServerProfile, n: u64, g: Growth) -> u64 {
     }
 }
 
+/// `rax`: head pointer, element and node counts (Redis, Valkey before 8.1).
+const RAX_UNTRACKED: u64 = 24;
+/// `streamConsumer`: seen time, name, PEL; Redis 7.2+ and Valkey add the active time.
+fn stream_consumer(profile: &ServerProfile) -> u64 {
+    if profile.version >= Version(7, 2, 0) {
+        32
+    } else {
+        24
+    }
+}
+
+/// A stream's `MEMORY USAGE`: its struct, radix trees, node listpacks (at their
+/// allocation), groups, pending entries and consumers. Redis sizes a radix tree by
+/// `streamRadixTreeMemoryUsage`, a fixed 244 bytes a node and 16 an ID; Valkey 8.1+ by
+/// the `rax` struct and every node at its allocation size.
+fn stream_usage(profile: &ServerProfile, s: &ValueSummary) -> u64 {
+    let a = profile.allocator;
+    let m = &s.memory;
+    let Some(st) = &s.stream else {
+        return ROBJ + STREAM;
+    };
+    let rax = |elements: u64, nodes: u64, node_bytes: u64, trees: u64| {
+        if profile.valkey_embedded_keys() {
+            trees * a.class(RAX) + node_bytes
+        } else {
+            rax_usage(elements, nodes)
+        }
+    };
+    let groups = st.groups * STREAM_CG
+        + st.pending * STREAM_NACK
+        + st.consumers * stream_consumer(profile)
+        + m.consumer_name_bytes
+        + rax(
+            m.pel_entries,
+            m.pel_rax_nodes,
+            m.pel_rax_bytes,
+            st.groups + st.consumers,
+        );
+    ROBJ + STREAM
+        + rax(st.nodes, m.stream_rax_nodes, m.stream_rax_bytes, 1)
+        + m.stream_node_allocs
+        + m.stream_last_node_alloc
+        + groups
+}
+
+/// What a stream's allocations add up to under the profile's allocator, where
+/// [`stream_usage`] estimates: the object (unless Valkey 8.1+ embeds the key in it,
+/// counted with the key) and stream structs, each radix tree's struct and nodes, the node
+/// listpacks, per group its struct and two radix trees (pending entries, consumers), per
+/// pending entry its NACK, per consumer its struct and radix tree, and the names (see
+/// [`MemoryFacts::name_allocs`]). `None` when the value was not walked.
+fn stream_allocations(profile: &ServerProfile, s: &ValueSummary) -> Option<u64> {
+    let a = profile.allocator;
+    let m = &s.memory;
+    let st = s.stream.as_ref()?;
+    let (object, rax) = if profile.valkey_embedded_keys() {
+        (ROBJ, a.class(RAX))
+    } else {
+        (a.class(ROBJ), a.class(RAX_UNTRACKED))
+    };
+    let groups_tree = if st.groups > 0 { rax } else { 0 };
+    Some(
+        object
+            + a.class(STREAM)
+            + rax
+            + m.stream_rax_bytes
+            + m.stream_node_allocs
+            + m.stream_last_node_alloc
+            + groups_tree
+            + st.groups * (a.class(STREAM_CG) + 2 * rax)
+            + st.pending * a.class(STREAM_NACK)
+            + st.consumers * (a.class(stream_consumer(profile)) + rax)
+            + m.pel_rax_bytes
+            + m.name_allocs,
+    )
+}
+
 /// `streamRadixTreeMemoryUsage`: 16 bytes per ID plus a fixed 244 per radix node.
 fn rax_usage(elements: u64, nodes: u64) -> u64 {
     elements * 16 + nodes * (4 + 8 * 30)
@@ -135,29 +212,60 @@ pub fn server_baseline(profile: &ServerProfile) -> u64 {
     }
 }
 
-/// What `used_memory` holds for a key beyond its `MEMORY USAGE`: `objectComputeSize` counts
-/// dict entries, dicts and quicklist nodes at `sizeof` (24, 56, 40 bytes), jemalloc hands
-/// out their size class (32, 64, 48 with a 16-byte quantum; the same with 8). Counts the
-/// key's keyspace entry, its expires entry and its value's dict entries.
-pub fn sizeof_rounding(
-    alloc: Allocator,
-    redis_type: RedisType,
-    encoding: &str,
-    elements: u64,
-    list_nodes: u64,
-    has_expiry: bool,
-) -> u64 {
+/// What of a key `used_memory` holds beyond its `MEMORY USAGE` (negative: holds less).
+pub struct UsedMemoryShape<'a> {
+    pub redis_type: RedisType,
+    pub encoding: &'a str,
+    pub summary: &'a ValueSummary,
+    pub has_expiry: bool,
+    /// A string holding an integer from 0 to 9,999 on a server that points such values
+    /// at its shared integer objects (see [`shares_integers`]).
+    pub shared_integer: bool,
+}
+
+/// Whether the server points a string value holding an integer from 0 to 9,999 at one of
+/// its shared integer objects, which `MEMORY USAGE` counts for every key and `used_memory`
+/// never: Redis before 8.0 and Valkey before 8.1 do, unless an LRU or LFU eviction policy
+/// (which the dump shows by an idle time or frequency on the key) gives each key its own
+/// object; Valkey 8.1+ embeds the key in the value object, so never shares it.
+pub fn shares_integers(profile: &ServerProfile, has_idle_or_freq: bool) -> bool {
+    let embeds_keys = match profile.family {
+        Family::Valkey => profile.version >= Version(8, 1, 0),
+        _ => profile.version >= Version(8, 0, 0),
+    };
+    !embeds_keys && !has_idle_or_freq
+}
+
+/// The integers a server shares: 0 to 9,999 (`OBJ_SHARED_INTEGERS`).
+pub const SHARED_INTEGERS: std::ops::Range<i64> = 0..10_000;
+
+/// What `used_memory` holds for a key beyond its `MEMORY USAGE` (negative: less):
+/// * `objectComputeSize` counts dict entries, dicts and quicklist nodes at `sizeof` (24,
+///   56, 40 bytes), jemalloc hands out their size class (32, 64, 48 with a 16-byte
+///   quantum; the same with 8): the key's keyspace entry, its expires entry and its
+///   value's dict entries;
+/// * a shared integer's object is counted by `MEMORY USAGE` only;
+/// * a stream is estimated by `MEMORY USAGE` (see [`stream_allocations`]).
+pub fn used_memory_gap(profile: &ServerProfile, k: &UsedMemoryShape<'_>) -> i64 {
+    let alloc = profile.allocator;
     let entry = alloc.class(DICT_ENTRY) - DICT_ENTRY;
     let dict = alloc.class(DICT) - DICT;
     let node = alloc.class(QUICKLIST_NODE) - QUICKLIST_NODE;
-    let value = match (redis_type, encoding) {
+    let elements = k.summary.elements.unwrap_or(0);
+    let gap = |counted: u64, held: u64| held as i64 - counted as i64;
+    let value = match (k.redis_type, k.encoding) {
         (RedisType::Set | RedisType::Hash, "hashtable") | (RedisType::ZSet, "skiplist") => {
-            dict + elements * entry
+            (dict + elements * entry) as i64
         }
-        (RedisType::List, "quicklist") => (list_nodes + 1) * node,
+        (RedisType::List, "quicklist") => ((k.summary.list_nodes + 1) * node) as i64,
+        (RedisType::String, "int") if k.shared_integer => -(ROBJ as i64),
+        (RedisType::Stream, _) => match stream_allocations(profile, k.summary) {
+            Some(held) => gap(stream_usage(profile, k.summary), held),
+            None => 0,
+        },
         _ => 0,
     };
-    entry * (1 + u64::from(has_expiry)) + value
+    (entry * (1 + u64::from(k.has_expiry))) as i64 + value
 }
 
 /// The model's view of a whole dump: Σ per-key estimates, the per-db overhead, the
@@ -511,40 +619,7 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
             let b = grown_buckets(profile, n, growth);
             ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
         }
-        (RedisType::Stream, _) => {
-            let Some(st) = &s.stream else {
-                return ROBJ + STREAM;
-            };
-            let consumer = if profile.version >= Version(7, 2, 0) {
-                32
-            } else {
-                24
-            };
-            // Valkey 8.1+ counts a radix tree's tracked allocations instead: the `rax`
-            // struct and every node at its allocation size.
-            let rax = |elements: u64, nodes: u64, node_bytes: u64, trees: u64| {
-                if profile.valkey_embedded_keys() {
-                    trees * a.class(RAX) + node_bytes
-                } else {
-                    rax_usage(elements, nodes)
-                }
-            };
-            let groups = st.groups * STREAM_CG
-                + st.pending * STREAM_NACK
-                + st.consumers * consumer
-                + m.consumer_name_bytes
-                + rax(
-                    m.pel_entries,
-                    m.pel_rax_nodes,
-                    m.pel_rax_bytes,
-                    st.groups + st.consumers,
-                );
-            ROBJ + STREAM
-                + rax(st.nodes, m.stream_rax_nodes, m.stream_rax_bytes, 1)
-                + m.stream_node_allocs
-                + m.stream_last_node_alloc
-                + groups
-        }
+        (RedisType::Stream, _) => stream_usage(profile, s),
         // An estimate: see `array`.
         (RedisType::Array, _) => ROBJ + m.array.bytes(a),
         (RedisType::Module, _) => 0,

@@ -1041,8 +1041,13 @@ fn walk_stream<const DEEP: bool>(
     let groups = read_count(r, 4, "stream consumer group count")?;
     // The IDs of a group's pending entries, kept for its NACK zone (type 27).
     let mut group_pel: Vec<[u8; 16]> = Vec::new();
+    let mut group_names = Vec::new();
+    let mut consumer_names = Vec::new();
     for _ in 0..groups {
-        read_string(r, "consumer group name")?;
+        let name = read_string(r, "consumer group name")?;
+        if DEEP {
+            group_names.push(name.to_cow()?);
+        }
         read_length(r, "consumer group last ID")?;
         read_length(r, "consumer group last ID")?;
         if version >= 2 {
@@ -1063,8 +1068,12 @@ fn walk_stream<const DEEP: bool>(
         st.pending = st.pending.saturating_add(pel);
         s.memory.pel(&rax);
         let consumers = read_count(r, 10, "consumer count")?;
+        consumer_names.clear();
         for _ in 0..consumers {
             let name = read_string(r, "consumer name")?;
+            if DEEP {
+                consumer_names.push(name.to_cow()?);
+            }
             r.skip(
                 if version >= 3 { 16 } else { 8 },
                 "consumer seen/active time",
@@ -1074,10 +1083,13 @@ fn walk_stream<const DEEP: bool>(
             for _ in 0..pending {
                 rax.push(r.read_array::<16>("consumer PEL ID")?);
             }
-            s.memory.consumer_name_bytes = s.memory.consumer_name_bytes.saturating_add(name.len());
+            s.memory.consumer_name(name.len());
             s.memory.pel(&rax);
         }
         st.consumers = st.consumers.saturating_add(consumers);
+        if DEEP {
+            s.memory.name_tree(&mut consumer_names);
+        }
         if version >= 5 {
             // Entries released with XNACK: listed again by ID, already counted in the PEL,
             // which must hold them (Redis refuses the dump otherwise).
@@ -1097,6 +1109,9 @@ fn walk_stream<const DEEP: bool>(
         }
     }
     st.groups = groups;
+    if DEEP && groups > 0 {
+        s.memory.name_tree(&mut group_names);
+    }
     if version >= 4 {
         read_length(r, "stream idempotency duration")?;
         read_length(r, "stream idempotency max entries")?;

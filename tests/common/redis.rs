@@ -312,6 +312,24 @@ pub fn read_reply(r: &mut impl BufRead) -> std::io::Result<Reply> {
 }
 
 /// A numeric field (`used_memory`, ...) of an `INFO` reply.
+/// `XREADGROUP GROUP group consumer COUNT count STREAMS key >`.
+pub fn xreadgroup(key: &str, group: &str, consumer: &str, count: &str) -> Vec<Vec<u8>> {
+    [
+        "XREADGROUP",
+        "GROUP",
+        group,
+        consumer,
+        "COUNT",
+        count,
+        "STREAMS",
+        key,
+        ">",
+    ]
+    .iter()
+    .map(|a| a.as_bytes().to_vec())
+    .collect()
+}
+
 pub fn info_field(info: &str, name: &str) -> u64 {
     info.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
