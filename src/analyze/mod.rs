@@ -13,6 +13,7 @@ pub mod encodings;
 pub mod figure;
 pub mod groups;
 pub mod idle_freq;
+pub mod key_columns;
 pub mod key_join;
 pub mod key_stats;
 pub mod patterns;

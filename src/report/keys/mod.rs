@@ -3,8 +3,12 @@
 //! [`parquet`] the column file, [`sinks`] sends a run's rows to either or both in file
 //! order.
 //!
+//! The columns, their names and order come from `analyze::key_columns`: each writer
+//! expands that list into its per-row code, and says how it writes each value type.
+//!
 //! May import: the shared modules of `report` (escaping, human units), the pass's per-key
-//! statistics (`analyze::KeyStats`) and decode's types; no other report.
+//! statistics (`analyze::KeyStats`, `analyze::key_columns`) and decode's types; no other
+//! report.
 
 pub mod decimal;
 pub mod parquet;

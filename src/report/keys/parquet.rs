@@ -7,12 +7,16 @@
 //! that analysed the keys; the writer encodes them on the ordered side. Row groups are
 //! closed at 1Mi rows or 128 MiB encoded, whichever comes first, so memory stays bounded
 //! whatever the dump's size: only the row group being filled is held.
+//!
+//! The columns are `file` and then those of `analyze::key_columns`, each value type
+//! mapped to its Arrow builder and fields by [`ArrowCell`] (the key gives two: its
+//! escaped text and `key_bytes`).
 
+use crate::analyze::key_columns::{key_columns, Key, Label, TypeName};
 use crate::analyze::KeyStats;
 use crate::report::escape::{escape_key, neutralize_formula};
 use arrow_array::builder::{
-    ArrayBuilder, BinaryBuilder, Int64Builder, StringBuilder, UInt16Builder, UInt64Builder,
-    UInt8Builder,
+    BinaryBuilder, Int64Builder, StringBuilder, UInt16Builder, UInt64Builder, UInt8Builder,
 };
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray};
@@ -31,127 +35,156 @@ const ROW_GROUP_BYTES: usize = 128 << 20;
 /// Columns of few distinct values, dictionary-encoded.
 const DICTIONARY_COLUMNS: [&str; 5] = ["file", "db", "type", "encoding", "lfu_freq"];
 
-/// The columns, in order: the key columns of `keys.csv` with the dump's name first and
-/// the key's exact bytes beside its escaped text.
-pub fn schema() -> SchemaRef {
-    static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
-    SCHEMA
-        .get_or_init(|| {
-            let field = |name: &str, data_type, nullable| Field::new(name, data_type, nullable);
-            Arc::new(Schema::new(vec![
-                field(
-                    "file",
-                    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-                    false,
-                ),
-                field("db", DataType::UInt64, false),
-                field("key", DataType::Utf8, false),
-                field("key_bytes", DataType::Binary, false),
-                field("type", DataType::Utf8, false),
-                field("encoding", DataType::Utf8, false),
-                field("elements", DataType::UInt64, true),
-                field("serialized_bytes", DataType::UInt64, false),
-                field("memory_bytes", DataType::UInt64, false),
-                field("largest_element_bytes", DataType::UInt64, false),
-                field("expiry_ms", DataType::Int64, true),
-                field("ttl_s", DataType::Int64, true),
-                field("idle_s", DataType::UInt64, true),
-                field("lfu_freq", DataType::UInt8, true),
-                field("slot", DataType::UInt16, false),
-            ]))
-        })
-        .clone()
+/// A value's Arrow column(s): the builder it is gathered in and the fields it becomes.
+trait ArrowCell {
+    type Builder;
+    /// An empty builder for about `rows` values.
+    fn builder(rows: usize) -> Self::Builder;
+    fn append(self, to: &mut Self::Builder);
+    /// The value's fields, the column named `name` first.
+    fn fields(name: &str, out: &mut Vec<Field>);
+    fn finish(builder: Self::Builder, out: &mut Vec<ArrayRef>);
 }
 
-/// The rows of one chunk of keys from one dump, column by column.
-pub struct KeyColumns {
-    file: Arc<str>,
-    db: UInt64Builder,
-    key: StringBuilder,
-    key_bytes: BinaryBuilder,
-    redis_type: StringBuilder,
-    encoding: StringBuilder,
-    elements: UInt64Builder,
-    serialized_bytes: UInt64Builder,
-    memory_bytes: UInt64Builder,
-    largest_element_bytes: UInt64Builder,
-    expiry_ms: Int64Builder,
-    ttl_s: Int64Builder,
-    idle_s: UInt64Builder,
-    lfu_freq: UInt8Builder,
-    slot: UInt16Builder,
-}
-
-impl KeyColumns {
-    /// Empty columns for about `rows` keys of the dump named `file`.
-    pub fn new(file: Arc<str>, rows: usize) -> Self {
-        KeyColumns {
-            file,
-            db: UInt64Builder::with_capacity(rows),
-            key: StringBuilder::with_capacity(rows, rows * 24),
-            key_bytes: BinaryBuilder::with_capacity(rows, rows * 24),
-            redis_type: StringBuilder::with_capacity(rows, rows * 6),
-            encoding: StringBuilder::with_capacity(rows, rows * 8),
-            elements: UInt64Builder::with_capacity(rows),
-            serialized_bytes: UInt64Builder::with_capacity(rows),
-            memory_bytes: UInt64Builder::with_capacity(rows),
-            largest_element_bytes: UInt64Builder::with_capacity(rows),
-            expiry_ms: Int64Builder::with_capacity(rows),
-            ttl_s: Int64Builder::with_capacity(rows),
-            idle_s: UInt64Builder::with_capacity(rows),
-            lfu_freq: UInt8Builder::with_capacity(rows),
-            slot: UInt16Builder::with_capacity(rows),
+/// A number (`nullable`: an optional one) in its Arrow builder, appended by `$append`.
+macro_rules! number_cell {
+    ($t:ty, $builder:ty, $data_type:expr, $nullable:literal, $append:ident) => {
+        impl ArrowCell for $t {
+            type Builder = $builder;
+            fn builder(rows: usize) -> $builder {
+                <$builder>::with_capacity(rows)
+            }
+            #[inline]
+            fn append(self, to: &mut $builder) {
+                to.$append(self);
+            }
+            fn fields(name: &str, out: &mut Vec<Field>) {
+                out.push(Field::new(name, $data_type, $nullable));
+            }
+            fn finish(mut builder: $builder, out: &mut Vec<ArrayRef>) {
+                out.push(Arc::new(builder.finish()));
+            }
         }
-    }
+    };
+}
 
-    /// Appends the row of `k`.
-    pub fn push(&mut self, k: &KeyStats<'_>) {
-        self.db.append_value(k.db);
-        // The text keys.csv holds, so the two join on `key`.
-        self.key
-            .append_value(neutralize_formula(escape_key(&k.key)));
-        self.key_bytes.append_value(&k.key);
-        self.redis_type.append_value(k.type_name());
-        self.encoding.append_value(k.encoding);
-        self.elements.append_option(k.elements);
-        self.serialized_bytes.append_value(k.serialized_bytes);
-        self.memory_bytes.append_value(k.memory_bytes);
-        self.largest_element_bytes
-            .append_value(k.largest_element_bytes);
-        self.expiry_ms.append_option(k.expiry_ms);
-        self.ttl_s.append_option(k.ttl_s);
-        self.idle_s.append_option(k.idle_s);
-        self.lfu_freq.append_option(k.lfu_freq);
-        self.slot.append_value(k.slot);
-    }
+macro_rules! primitive_cells {
+    ($($t:ty => $builder:ty, $data_type:expr;)*) => {$(
+        number_cell!($t, $builder, $data_type, false, append_value);
+        number_cell!(Option<$t>, $builder, $data_type, true, append_option);
+    )*};
+}
+primitive_cells! {
+    u64 => UInt64Builder, DataType::UInt64;
+    i64 => Int64Builder, DataType::Int64;
+    u16 => UInt16Builder, DataType::UInt16;
+    u8 => UInt8Builder, DataType::UInt8;
+}
 
-    fn into_batch(mut self, schema: SchemaRef) -> Result<RecordBatch, ParquetError> {
-        let rows = self.db.len();
-        // One dictionary entry, the dump's name, referred to by every row.
-        let file = DictionaryArray::<Int32Type>::try_new(
-            Int32Array::from(vec![0; rows]),
-            Arc::new(StringArray::from(vec![&*self.file])),
-        )?;
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(file),
-            Arc::new(self.db.finish()),
-            Arc::new(self.key.finish()),
-            Arc::new(self.key_bytes.finish()),
-            Arc::new(self.redis_type.finish()),
-            Arc::new(self.encoding.finish()),
-            Arc::new(self.elements.finish()),
-            Arc::new(self.serialized_bytes.finish()),
-            Arc::new(self.memory_bytes.finish()),
-            Arc::new(self.largest_element_bytes.finish()),
-            Arc::new(self.expiry_ms.finish()),
-            Arc::new(self.ttl_s.finish()),
-            Arc::new(self.idle_s.finish()),
-            Arc::new(self.lfu_freq.finish()),
-            Arc::new(self.slot.finish()),
-        ];
-        Ok(RecordBatch::try_new(schema, columns)?)
+/// The key escaped as in keys.csv (so the two join on `key`), and its exact bytes
+/// beside it as `key_bytes`.
+impl ArrowCell for Key<'_> {
+    type Builder = (StringBuilder, BinaryBuilder);
+    fn builder(rows: usize) -> Self::Builder {
+        (
+            StringBuilder::with_capacity(rows, rows * 24),
+            BinaryBuilder::with_capacity(rows, rows * 24),
+        )
+    }
+    #[inline]
+    fn append(self, (text, bytes): &mut Self::Builder) {
+        text.append_value(neutralize_formula(escape_key(self.0)));
+        bytes.append_value(self.0);
+    }
+    fn fields(name: &str, out: &mut Vec<Field>) {
+        out.push(Field::new(name, DataType::Utf8, false));
+        out.push(Field::new(format!("{name}_bytes"), DataType::Binary, false));
+    }
+    fn finish((mut text, mut bytes): Self::Builder, out: &mut Vec<ArrayRef>) {
+        out.push(Arc::new(text.finish()));
+        out.push(Arc::new(bytes.finish()));
     }
 }
+
+macro_rules! text_cells {
+    ($($t:ty, $bytes_per_row:literal, |$v:ident| $text:expr;)*) => {$(
+        impl ArrowCell for $t {
+            type Builder = StringBuilder;
+            fn builder(rows: usize) -> StringBuilder {
+                StringBuilder::with_capacity(rows, rows * $bytes_per_row)
+            }
+            #[inline]
+            fn append(self, to: &mut StringBuilder) {
+                let $v = self;
+                to.append_value($text);
+            }
+            fn fields(name: &str, out: &mut Vec<Field>) {
+                out.push(Field::new(name, DataType::Utf8, false));
+            }
+            fn finish(mut builder: StringBuilder, out: &mut Vec<ArrayRef>) {
+                out.push(Arc::new(builder.finish()));
+            }
+        }
+    )*};
+}
+text_cells! {
+    TypeName<'_>, 6, |t| t.name();
+    Label, 8, |l| l.0;
+}
+
+macro_rules! key_columns_struct {
+    ($($field:ident $name:literal: $ty:ty = $doc:literal, |$k:ident| $get:expr;)*) => {
+        /// The columns, in order: the key columns of `keys.csv` with the dump's name first
+        /// and the key's exact bytes beside its escaped text.
+        pub fn schema() -> SchemaRef {
+            static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
+            SCHEMA
+                .get_or_init(|| {
+                    let file = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+                    let mut fields = vec![Field::new("file", file, false)];
+                    $(<$ty as ArrowCell>::fields($name, &mut fields);)*
+                    Arc::new(Schema::new(fields))
+                })
+                .clone()
+        }
+
+        /// The rows of one chunk of keys from one dump, column by column.
+        pub struct KeyColumns {
+            file: Arc<str>,
+            rows: usize,
+            $($field: <$ty as ArrowCell>::Builder,)*
+        }
+
+        impl KeyColumns {
+            /// Empty columns for about `rows` keys of the dump named `file`.
+            pub fn new(file: Arc<str>, rows: usize) -> Self {
+                KeyColumns {
+                    file,
+                    rows: 0,
+                    $($field: <$ty as ArrowCell>::builder(rows),)*
+                }
+            }
+
+            /// Appends the row of `row`.
+            pub fn push(&mut self, row: &KeyStats<'_>) {
+                self.rows += 1;
+                $(ArrowCell::append({ let $k = row; $get }, &mut self.$field);)*
+            }
+
+            fn into_batch(self, schema: SchemaRef) -> Result<RecordBatch, ParquetError> {
+                // One dictionary entry, the dump's name, referred to by every row.
+                let file = DictionaryArray::<Int32Type>::try_new(
+                    Int32Array::from(vec![0; self.rows]),
+                    Arc::new(StringArray::from(vec![&*self.file])),
+                )?;
+                let mut columns: Vec<ArrayRef> = vec![Arc::new(file)];
+                $(<$ty as ArrowCell>::finish(self.$field, &mut columns);)*
+                Ok(RecordBatch::try_new(schema, columns)?)
+            }
+        }
+    };
+}
+key_columns!(key_columns_struct);
 
 /// A Parquet file of per-key rows being written to `W`.
 pub struct ParquetKeys<W: Write + Send> {
@@ -201,5 +234,55 @@ impl<W: Write + Send> ParquetKeys<W> {
     /// Closes the last row group and writes the footer; the output is handed back.
     pub fn finish(self) -> io::Result<W> {
         self.writer.into_inner().map_err(io_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How the README's Parquet table spells a field's type.
+    fn readme_type(field: &Field) -> String {
+        let physical = match field.data_type() {
+            DataType::Dictionary(..) => "BYTE_ARRAY UTF8 (dictionary)",
+            DataType::Utf8 => "BYTE_ARRAY UTF8",
+            DataType::Binary => "BYTE_ARRAY",
+            DataType::UInt64 => "INT64 UINT_64",
+            DataType::Int64 => "INT64",
+            DataType::UInt16 => "INT32 UINT_16",
+            DataType::UInt8 => "INT32 UINT_8",
+            other => panic!("no README spelling for {other}"),
+        };
+        match field.is_nullable() {
+            true => format!("{physical}, nullable"),
+            false => physical.to_string(),
+        }
+    }
+
+    /// The README's Parquet table names the columns of [`schema`], in order, with their
+    /// types.
+    #[test]
+    fn readme_parquet_table_is_the_schema() {
+        let readme = include_str!("../../../README.md");
+        let table = &readme[readme.find("| column | Parquet type |").unwrap()..];
+        let documented: Vec<(String, String)> = table
+            .lines()
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .flat_map(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                let kind = cells[2].to_string();
+                cells[1]
+                    .split(',')
+                    .map(move |name| (name.trim().trim_matches('`').to_string(), kind.clone()))
+            })
+            .collect();
+        let schema = schema();
+        let fields: Vec<(String, String)> = schema
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), readme_type(f)))
+            .collect();
+        assert_eq!(documented, fields);
     }
 }

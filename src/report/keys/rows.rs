@@ -6,13 +6,11 @@
 //! is the only CSV rule left to apply.
 
 use super::decimal::{push_decimal, Decimal};
+use crate::analyze::key_columns::{key_columns, Key, Label, TypeName, COLUMNS};
 use crate::analyze::KeyStats;
 use crate::rdb::RedisType;
 use crate::report::escape::{escape_key, neutralize_formula, text_and_base64};
 use crate::report::human::iso_utc;
-
-pub const CSV_HEADER: &str = "db,key,type,encoding,elements,serialized_bytes,memory_bytes,\
-largest_element_bytes,expiry_ms,ttl_s,idle_s,lfu_freq,slot\n";
 
 pub const RDBTOOLS_HEADER: &str =
     "database,type,key,size_in_bytes,encoding,num_elements,len_largest_element,expiry\n";
@@ -30,8 +28,11 @@ impl RowFormat {
     /// several dumps). redis-rdb-tools' columns have no place for it.
     pub fn header(self, with_file: bool) -> String {
         match self {
-            RowFormat::Csv if with_file => format!("file,{CSV_HEADER}"),
-            RowFormat::Csv => CSV_HEADER.to_string(),
+            RowFormat::Csv => {
+                let file = with_file.then_some("file");
+                let names = file.into_iter().chain(COLUMNS.iter().map(|c| c.name));
+                names.collect::<Vec<_>>().join(",") + "\n"
+            }
             RowFormat::Rdbtools => RDBTOOLS_HEADER.to_string(),
             RowFormat::Jsonl => String::new(),
         }
@@ -130,38 +131,65 @@ fn csv_key(out: &mut Vec<u8>, key: &[u8]) {
     }
 }
 
-fn render_csv(k: &KeyStats<'_>, out: &mut Vec<u8>) {
-    push_decimal(out, k.db);
-    out.push(b',');
-    csv_key(out, &k.key);
-    out.push(b',');
-    match k.module {
-        // Redis's own type names need no quoting.
-        None => out.extend_from_slice(k.redis_type.name().as_bytes()),
-        Some(_) => csv_text(out, &k.type_name()),
-    }
-    out.push(b',');
-    out.extend_from_slice(k.encoding.as_bytes());
-    out.push(b',');
-    opt_num(out, k.elements);
-    out.push(b',');
-    push_decimal(out, k.serialized_bytes);
-    out.push(b',');
-    push_decimal(out, k.memory_bytes);
-    out.push(b',');
-    push_decimal(out, k.largest_element_bytes);
-    out.push(b',');
-    opt_num(out, k.expiry_ms);
-    out.push(b',');
-    opt_num(out, k.ttl_s);
-    out.push(b',');
-    opt_num(out, k.idle_s);
-    out.push(b',');
-    opt_num(out, k.lfu_freq);
-    out.push(b',');
-    push_decimal(out, k.slot);
-    out.push(b'\n');
+/// A value as a CSV cell.
+trait CsvCell {
+    fn csv(self, out: &mut Vec<u8>);
 }
+
+impl<T: Decimal> CsvCell for T {
+    #[inline]
+    fn csv(self, out: &mut Vec<u8>) {
+        push_decimal(out, self);
+    }
+}
+
+impl<T: Decimal> CsvCell for Option<T> {
+    #[inline]
+    fn csv(self, out: &mut Vec<u8>) {
+        opt_num(out, self);
+    }
+}
+
+impl CsvCell for Key<'_> {
+    #[inline]
+    fn csv(self, out: &mut Vec<u8>) {
+        csv_key(out, self.0);
+    }
+}
+
+impl CsvCell for TypeName<'_> {
+    #[inline]
+    fn csv(self, out: &mut Vec<u8>) {
+        match self.builtin() {
+            // Redis's own type names need no quoting.
+            Some(name) => out.extend_from_slice(name.as_bytes()),
+            None => csv_text(out, &self.name()),
+        }
+    }
+}
+
+impl CsvCell for Label {
+    #[inline]
+    fn csv(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.0.as_bytes());
+    }
+}
+
+macro_rules! csv_row {
+    ($($field:ident $name:literal: $ty:ty = $doc:literal, |$k:ident| $get:expr;)*) => {
+        /// The row's cells, each followed by a comma; the last comma becomes the newline.
+        fn render_csv(row: &KeyStats<'_>, out: &mut Vec<u8>) {
+            $(
+                CsvCell::csv({ let $k = row; $get }, out);
+                out.push(b',');
+            )*
+            if let Some(last) = out.last_mut() {
+                *last = b'\n';
+            }
+        }
+    };
+}
+key_columns!(csv_row);
 
 fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     push_decimal(out, k.db);
@@ -192,44 +220,85 @@ fn json_string(out: &mut Vec<u8>, text: &str) {
     serde_json::to_writer(&mut *out, text).expect("writing to a Vec cannot fail");
 }
 
-fn json_field(out: &mut Vec<u8>, name: &str, v: Option<impl Decimal>) {
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":");
-    match v {
-        Some(v) => push_decimal(out, v),
-        None => out.extend_from_slice(b"null"),
+/// A value as a JSON field's value.
+trait JsonValue {
+    /// Appends `"name":value,` (`prefix` is `"name":`).
+    fn json(self, prefix: &[u8], out: &mut Vec<u8>);
+}
+
+impl<T: Decimal> JsonValue for T {
+    #[inline]
+    fn json(self, prefix: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(prefix);
+        push_decimal(out, self);
+        out.push(b',');
     }
 }
 
-/// The JSON object's fields from `db` on, after its `{` and any `file` field.
-fn render_json(k: &KeyStats<'_>, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"\"db\":");
-    push_decimal(out, k.db);
-    out.extend_from_slice(b",\"key\":");
-    let (text, base64) = text_and_base64(&k.key);
-    json_string(out, &text);
-    if let Some(encoded) = base64 {
-        out.extend_from_slice(b",\"key_base64\":\"");
-        out.extend_from_slice(encoded.as_bytes());
-        out.push(b'"');
+impl<T: Decimal> JsonValue for Option<T> {
+    #[inline]
+    fn json(self, prefix: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(prefix);
+        match self {
+            Some(v) => push_decimal(out, v),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.push(b',');
     }
-    out.extend_from_slice(b",\"type\":");
-    json_string(out, &k.type_name());
-    out.extend_from_slice(b",\"encoding\":\"");
-    out.extend_from_slice(k.encoding.as_bytes());
-    out.push(b'"');
-    json_field(out, "elements", k.elements);
-    json_field(out, "serialized_bytes", Some(k.serialized_bytes));
-    json_field(out, "memory_bytes", Some(k.memory_bytes));
-    json_field(out, "largest_element_bytes", Some(k.largest_element_bytes));
-    json_field(out, "expiry_ms", k.expiry_ms);
-    json_field(out, "ttl_s", k.ttl_s);
-    json_field(out, "idle_s", k.idle_s);
-    json_field(out, "lfu_freq", k.lfu_freq);
-    json_field(out, "slot", Some(k.slot));
-    out.extend_from_slice(b"}\n");
 }
+
+/// The escaped text, and beside it `key_base64` with the exact bytes when escaping
+/// changed them.
+impl JsonValue for Key<'_> {
+    #[inline]
+    fn json(self, prefix: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(prefix);
+        let (text, base64) = text_and_base64(self.0);
+        json_string(out, &text);
+        if let Some(encoded) = base64 {
+            out.extend_from_slice(b",\"key_base64\":\"");
+            out.extend_from_slice(encoded.as_bytes());
+            out.push(b'"');
+        }
+        out.push(b',');
+    }
+}
+
+impl JsonValue for TypeName<'_> {
+    #[inline]
+    fn json(self, prefix: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(prefix);
+        json_string(out, &self.name());
+        out.push(b',');
+    }
+}
+
+impl JsonValue for Label {
+    #[inline]
+    fn json(self, prefix: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(prefix);
+        out.push(b'"');
+        out.extend_from_slice(self.0.as_bytes());
+        out.extend_from_slice(b"\",");
+    }
+}
+
+macro_rules! json_object {
+    ($($field:ident $name:literal: $ty:ty = $doc:literal, |$k:ident| $get:expr;)*) => {
+        /// The JSON object's fields from `db` on, after its `{` and any `file` field.
+        fn render_json(row: &KeyStats<'_>, out: &mut Vec<u8>) {
+            $(
+                JsonValue::json({ let $k = row; $get }, concat!("\"", $name, "\":").as_bytes(), out);
+            )*
+            // The last field's comma closes the object.
+            if let Some(last) = out.last_mut() {
+                *last = b'}';
+            }
+            out.push(b'\n');
+        }
+    };
+}
+key_columns!(json_object);
 
 #[cfg(test)]
 mod tests {

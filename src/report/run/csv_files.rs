@@ -4,6 +4,7 @@
 
 use crate::analysis::FileSummary;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
+use crate::analyze::key_columns::top_key_columns;
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::slots::Slots;
 use crate::analyze::top::TopN;
@@ -92,21 +93,12 @@ pub fn write_patterns(out: impl Write, patterns: &GroupTable, by: SortBy) -> io:
     w.flush()
 }
 
-const TOP_HEADER: [&str; 13] = [
-    "ranking",
-    "rank",
-    "file",
-    "db",
-    "key",
-    "type",
-    "encoding",
-    "elements",
-    "serialized_bytes",
-    "memory_bytes",
-    "largest_element_bytes",
-    "expiry_ms",
-    "value",
-];
+/// `ranking,rank,file`, the key columns a top-key record keeps, and `value`.
+fn top_header() -> Vec<&'static str> {
+    let columns = top_key_columns();
+    let header = ["ranking", "rank", "file"].into_iter().chain(columns);
+    header.chain(["value"]).collect()
+}
 
 /// Top keys CSV: one block of rows per ranking (`memory`, `elements`, `serialized`,
 /// `memory:<type>`), best first; `value` repeats the ranking metric.
@@ -116,7 +108,7 @@ pub fn write_top<'a>(
     files: &[FileSummary],
 ) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(TOP_HEADER)?;
+    w.write_record(top_header())?;
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     for (ranking, top) in rankings {
         for (rank, k) in top.sorted().into_iter().enumerate() {
@@ -156,4 +148,20 @@ pub fn write_slots(out: impl Write, slots: &Slots) -> io::Result<()> {
         ])?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/summary-json.md lists top.csv's columns as written.
+    #[test]
+    fn doc_lists_the_top_csv_columns() {
+        let doc = include_str!("../../../docs/summary-json.md");
+        let listed = format!("`top.csv`: `{}`", top_header().join(","));
+        assert!(
+            doc.contains(&listed),
+            "docs/summary-json.md should list {listed}"
+        );
+    }
 }

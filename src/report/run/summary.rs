@@ -860,3 +860,25 @@ pub fn sort_name(by: SortBy) -> &'static str {
         SortBy::Elements => "elements",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::key_columns::top_key_columns;
+    use crate::analyze::KeyStats;
+
+    /// A top-key record holds the dump's name and then the key columns it keeps, under
+    /// their names and in their order.
+    #[test]
+    fn top_key_records_follow_the_key_columns() {
+        let key = TopKey::new(&KeyStats::new(), 0, 0);
+        let json = serde_json::to_string(&TopKeyJson::new(&key, &[])).unwrap();
+        let fields: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&json).unwrap();
+        let expected: Vec<&str> = std::iter::once("file").chain(top_key_columns()).collect();
+        let at = |name: &str| json.find(&format!("\"{name}\":")).unwrap();
+        let mut written: Vec<&str> = fields.keys().map(String::as_str).collect();
+        written.sort_by_key(|name| at(name));
+        assert_eq!(written, expected);
+    }
+}
