@@ -2,6 +2,7 @@
 
 use crate::memory::{self, MemoryFacts};
 use crate::rdb::checksum::hash_slot;
+use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::length::read_string;
 use crate::rdb::module::ModuleId;
 use crate::rdb::{
@@ -153,7 +154,7 @@ impl<'data> KeyStats<'data> {
     fn string_integer(&self) -> Option<i64> {
         match self.string_value? {
             RdbString::Int(v) => Some(v),
-            RdbString::Raw(b) => std::str::from_utf8(b).ok()?.parse().ok(),
+            RdbString::Raw(b) => parse_canonical_i64(b),
             RdbString::Lzf { .. } => None,
         }
     }

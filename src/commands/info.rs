@@ -104,8 +104,8 @@ fn describe(
     let mut preamble = DumpScan::new(&dump);
     preamble.read_preamble();
     // Keys are read under the profile of the dump's aux fields, so when there are keys
-    // there is a profile.
-    let keys_profile = preamble
+    // there is a profile; the per-db tables and the baseline are modelled with it too.
+    let profile = preamble
         .info()
         .profile()
         .map(|p| options.overrides.apply(p));
@@ -116,7 +116,7 @@ fn describe(
         Folding::new(
             || 0u64,
             |sum, key| {
-                if let Some(profile) = &keys_profile {
+                if let Some(profile) = &profile {
                     *sum += key.used_memory_bytes(profile);
                 }
             },
@@ -127,7 +127,6 @@ fn describe(
         },
     )?;
     let info = pass.info;
-    let profile = info.profile().map(|p| options.overrides.apply(p));
     let memory = DumpMemory {
         keys_bytes,
         overhead_bytes: profile.map_or(0, |p| {
