@@ -6,6 +6,7 @@
 
 use clap::Parser;
 use rdbscope::flags::Flags;
+use rdbscope::memory::allocator::Allocator;
 use rdbscope::memory::MemoryFacts;
 use rdbscope::rdb::bytes::Bytes;
 use rdbscope::rdb::value::skip_value;
@@ -111,7 +112,7 @@ pub fn decoders(data: &[u8]) {
         None,
         &mut summarised,
         &mut Scratch::default(),
-        MemoryFacts::default(),
+        &mut MemoryFacts::new(Allocator::default(), 0, false),
         &mut s,
     );
     match (&skip, &deep) {
@@ -148,7 +149,7 @@ fn dump_values(data: &[u8]) {
             k.template.as_ref(),
             &mut r,
             &mut scratch,
-            MemoryFacts::default(),
+            &mut MemoryFacts::new(Allocator::default(), 0, false),
             &mut s,
         );
         if deep.is_ok() {

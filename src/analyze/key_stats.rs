@@ -1,5 +1,6 @@
 //! `KeyStats`: everything the reports say about one key, from one walk of its value.
 
+use crate::memory::allocator::Allocator;
 use crate::memory::{self, MemoryFacts};
 use crate::rdb::checksum::hash_slot;
 use crate::rdb::element::parse_canonical_i64;
@@ -24,6 +25,9 @@ pub struct KeyStats<'data> {
     pub serialized_bytes: u64,
     /// Estimated RAM: what `MEMORY USAGE key SAMPLES 0` would report after loading.
     pub memory_bytes: u64,
+    /// What the walk of the value gathered for the memory model, under the profile
+    /// [`KeyStats::memory_bytes`] was sized with.
+    pub memory: MemoryFacts,
     pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
     /// Seconds from the dump's creation (`ctime`) to the expiry; negative when the key was
@@ -56,6 +60,7 @@ impl<'data> KeyStats<'data> {
             elements: None,
             serialized_bytes: 0,
             memory_bytes: 0,
+            memory: MemoryFacts::new(Allocator::default(), 0, false),
             largest_element_bytes: 0,
             expiry_ms: None,
             ttl_s: None,
@@ -94,12 +99,13 @@ impl<'data> KeyStats<'data> {
             RedisType::Set => profile.limits.set_max_listpack_entries,
             _ => 0,
         };
+        self.memory = MemoryFacts::new(profile.allocator, compact_limit, profile.valkey_9());
         summarize_value_into(
             record.value_type,
             record.template.as_ref(),
             &mut record.value_bytes(),
             scratch,
-            MemoryFacts::new(profile.allocator, compact_limit, profile.valkey_9()),
+            &mut self.memory,
             &mut self.summary,
         )?;
         let summary = &self.summary;
@@ -109,7 +115,14 @@ impl<'data> KeyStats<'data> {
         self.redis_type = redis_type;
         self.module = summary.module;
         self.encoding = encoding;
-        self.memory_bytes = memory::key_memory(profile, record, self.key.len(), encoding, summary);
+        self.memory_bytes = memory::key_memory(
+            profile,
+            record,
+            self.key.len(),
+            encoding,
+            summary,
+            &self.memory,
+        );
         self.elements = summary.elements;
         self.serialized_bytes = record.serialized_bytes;
         self.largest_element_bytes = summary.largest_element;
@@ -136,6 +149,7 @@ impl<'data> KeyStats<'data> {
             redis_type: self.redis_type,
             encoding: self.encoding,
             summary: &self.summary,
+            facts: &self.memory,
             has_expiry: self.expiry_ms.is_some(),
             shared_integer: self.encoding == "int"
                 && memory::shares_integers(

@@ -7,9 +7,10 @@
 
 use super::allocator::{sds_header, Allocator};
 use super::array::ArrayFacts;
+use crate::rdb::ValueSink;
 use std::borrow::Cow;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct MemoryFacts {
     /// The rounding every allocation below is summed with.
     pub alloc: Allocator,
@@ -26,7 +27,7 @@ pub struct MemoryFacts {
     /// with a pointer to a separate value sds (counted here too).
     pub valkey_hash_entries: u64,
     /// Σ expected allocations of Valkey 9 skiplist nodes, which embed their member, over
-    /// the random node levels, in 1/1000 bytes (see [`MemoryFacts::zset_member`]).
+    /// the random node levels, in 1/1000 bytes (see `zset_member` below).
     pub valkey9_zset_nodes_millis: u64,
     /// Length of the latest hash field, which the next value belongs to.
     last_field: u64,
@@ -44,20 +45,20 @@ pub struct MemoryFacts {
     pub stream_last_node_alloc: u64,
     stream_last_node_bytes: u64,
     stream_nodes_seen: u64,
-    /// Radix-tree nodes of the stream's main rax (keyed by the nodes' master IDs), and
-    /// the bytes they take.
-    pub stream_rax_nodes: u64,
-    pub stream_rax_bytes: u64,
+    /// The stream's main radix tree, keyed by its nodes' master IDs.
+    pub stream_ids: RaxCount,
     /// Σ consumer name bytes, over all groups.
     pub consumer_name_bytes: u64,
     /// Σ allocations of the names of consumer groups and consumers: the radix trees that
-    /// find them (see [`MemoryFacts::name_tree`]) and the consumers' name sds.
+    /// find them (see `name_list` below) and the consumers' name sds.
     pub name_allocs: u64,
     /// Σ entries, radix nodes and node bytes over every PEL (one per group, one per
     /// consumer).
     pub pel_entries: u64,
     pub pel_rax_nodes: u64,
     pub pel_rax_bytes: u64,
+    /// The radix tree of the PEL being read.
+    pel_ids: RaxCount,
     /// Σ over quicklist nodes stored LZF-compressed of what compression saves in memory
     /// (uncompressed allocation minus `quicklistLZF` allocation), first and last node
     /// excluded: what `list-compress-depth 1` would save.
@@ -79,16 +80,54 @@ impl MemoryFacts {
         MemoryFacts {
             alloc,
             compact_limit,
+            member_sds: 0,
+            field_mstr: 0,
+            value_sds: 0,
+            valkey_hash_entries: 0,
+            valkey9_zset_nodes_millis: 0,
+            last_field: 0,
             embedded_zset_nodes,
-            ..MemoryFacts::default()
+            blob_bytes: None,
+            node_allocs: 0,
+            int_width: 0,
+            stream_node_allocs: 0,
+            stream_last_node_alloc: 0,
+            stream_last_node_bytes: 0,
+            stream_nodes_seen: 0,
+            stream_ids: RaxCount::new(alloc),
+            consumer_name_bytes: 0,
+            name_allocs: 0,
+            pel_entries: 0,
+            pel_rax_nodes: 0,
+            pel_rax_bytes: 0,
+            pel_ids: RaxCount::new(alloc),
+            compressed_node_saving: 0,
+            pending_node_saving: 0,
+            array: ArrayFacts::default(),
         }
     }
+}
 
-    /// A set or sorted-set member, or a Valkey 9 hash field.
+/// Each element is summed in every form the server might hold it in.
+impl ValueSink for MemoryFacts {
+    /// A set or sorted-set member, or a Valkey 9 hash field: an sds.
     #[inline]
-    pub fn member(&mut self, len: u64) {
+    fn member(&mut self, len: u64) {
         self.member_sds += self.alloc.sds(len);
         self.last_field = len;
+    }
+
+    /// The widest integer decides the intset a plain set becomes.
+    #[inline]
+    fn member_integer(&mut self, v: i64) {
+        let width = if i64::from(v as i16) == v {
+            2
+        } else if i64::from(v as i32) == v {
+            4
+        } else {
+            8
+        };
+        self.int_width = self.int_width.max(width);
     }
 
     /// A sorted-set member; on Valkey 9 also the skiplist node that embeds it: 32 bytes
@@ -96,7 +135,7 @@ impl MemoryFacts {
     /// sds. Levels are random, P(level = k) = 0.75 × 0.25^(k-1): the expectation over
     /// levels 1 to 6 (the rest, 0.02 %, counted at 6).
     #[inline]
-    pub fn zset_member(&mut self, len: u64) {
+    fn zset_member(&mut self, len: u64) {
         self.member(len);
         if self.embedded_zset_nodes {
             let member = 1 + sds_header(len) + len + 1;
@@ -115,17 +154,16 @@ impl MemoryFacts {
         }
     }
 
-    /// A hash field; its value follows with [`MemoryFacts::value`].
+    /// A hash field as an sds and as a Redis 7.4+ `mstr`.
     #[inline]
-    pub fn field(&mut self, len: u64, with_ttl: bool) {
+    fn field(&mut self, len: u64, with_ttl: bool) {
         self.member_sds += self.alloc.sds(len);
         self.field_mstr += self.alloc.mstr(len, with_ttl);
         self.last_field = len;
     }
 
-    /// The value of the latest hash field.
     #[inline]
-    pub fn value(&mut self, len: u64) {
+    fn value(&mut self, len: u64) {
         let value = self.alloc.sds(len);
         self.value_sds += value;
         // Valkey 8.1+: one allocation of the field (its header-size byte, sds header,
@@ -140,22 +178,20 @@ impl MemoryFacts {
         };
     }
 
+    /// A listpack within the compact limit stays one on load: its elements need no
+    /// hash-table accounting.
     #[inline]
-    pub fn integer(&mut self, v: i64) {
-        let width = if i64::from(v as i16) == v {
-            2
-        } else if i64::from(v as i32) == v {
-            4
-        } else {
-            8
-        };
-        self.int_width = self.int_width.max(width);
+    fn wants_listpack_elements(&self, elements: u64) -> bool {
+        elements > self.compact_limit
     }
 
-    /// The quicklist node at `index` holding `bytes` (listpack bytes, or the element of a
-    /// plain node), and its LZF size when the dump stores it compressed.
     #[inline]
-    pub fn list_node(&mut self, index: u64, bytes: u64, compressed: Option<u64>) {
+    fn container(&mut self, bytes: u64) {
+        self.blob_bytes = Some(bytes);
+    }
+
+    #[inline]
+    fn list_node(&mut self, index: u64, bytes: u64, compressed: Option<u64>) {
         self.node_allocs += self.alloc.class(bytes);
         // A node follows: the previous one was not the last.
         self.compressed_node_saving += std::mem::take(&mut self.pending_node_saving);
@@ -168,9 +204,10 @@ impl MemoryFacts {
         }
     }
 
-    /// A stream node listpack of `bytes`, in file (= ID) order. The last node of a running
-    /// stream keeps its preallocation; earlier ones were shrunk to fit when closed.
-    pub fn stream_node(&mut self, bytes: u64) {
+    /// The last node of a running stream keeps its preallocation; earlier ones were shrunk
+    /// to fit when closed.
+    fn stream_node(&mut self, master_id: [u8; 16], bytes: u64) {
+        self.stream_ids.push(master_id);
         if self.stream_nodes_seen > 0 {
             self.stream_node_allocs += self.alloc.class(self.stream_last_node_bytes);
         }
@@ -179,19 +216,26 @@ impl MemoryFacts {
         self.stream_last_node_alloc = self.alloc.class(bytes.max(STREAM_NODE_PREALLOC));
     }
 
-    /// A radix-tree counter sized by this allocator, for a stream's IDs.
-    pub fn rax(&self) -> RaxCount {
-        RaxCount::new(self.alloc)
+    fn pending_entry(&mut self, id: [u8; 16]) {
+        self.pel_ids.push(id);
     }
 
-    /// The stream's main radix tree, keyed by its nodes' master IDs.
-    pub fn stream_rax(&mut self, rax: &RaxCount) {
-        self.stream_rax_nodes = rax.nodes();
-        self.stream_rax_bytes = rax.node_bytes();
+    fn pending_list_end(&mut self) {
+        let rax = std::mem::replace(&mut self.pel_ids, RaxCount::new(self.alloc));
+        self.pel_entries += rax.keys;
+        self.pel_rax_nodes += rax.nodes();
+        self.pel_rax_bytes += rax.node_bytes();
     }
 
-    /// A radix tree keyed by names: the stream's consumer groups, or a group's consumers.
-    pub fn name_tree(&mut self, names: &mut [Cow<'_, [u8]>]) {
+    /// A consumer's name: its sds (its node in its group's tree: `name_list`).
+    fn consumer(&mut self, name_len: u64) {
+        self.consumer_name_bytes = self.consumer_name_bytes.saturating_add(name_len);
+        self.name_allocs = self.name_allocs.saturating_add(self.alloc.sds(name_len));
+    }
+
+    /// The radix tree the names are keyed in: the stream's consumer groups, or a group's
+    /// consumers.
+    fn name_list(&mut self, names: &mut [Cow<'_, [u8]>]) {
         names.sort_unstable();
         let mut unique: Vec<&[u8]> = names.iter().map(|n| n.as_ref()).collect();
         unique.dedup();
@@ -200,17 +244,16 @@ impl MemoryFacts {
             .saturating_add(name_tree_bytes(self.alloc, &unique, 0));
     }
 
-    /// A consumer's name: its sds (its node in its group's tree: [`MemoryFacts::name_tree`]).
-    pub fn consumer_name(&mut self, len: u64) {
-        self.consumer_name_bytes = self.consumer_name_bytes.saturating_add(len);
-        self.name_allocs = self.name_allocs.saturating_add(self.alloc.sds(len));
+    fn array_string(&mut self, index: u64, len: u64, inline_allowed: bool) {
+        self.array.string(self.alloc, index, len, inline_allowed);
     }
 
-    /// A pending-entries list (a group's or a consumer's), given its radix-tree counter.
-    pub fn pel(&mut self, rax: &RaxCount) {
-        self.pel_entries += rax.keys;
-        self.pel_rax_nodes += rax.nodes();
-        self.pel_rax_bytes += rax.node_bytes();
+    fn array_integer(&mut self, index: u64, value: i64) {
+        self.array.integer(self.alloc, index, value);
+    }
+
+    fn array_double(&mut self, index: u64) {
+        self.array.double(self.alloc, index);
     }
 }
 

@@ -114,9 +114,8 @@ fn stream_consumer(profile: &ServerProfile) -> u64 {
 /// allocation), groups, pending entries and consumers. Redis sizes a radix tree by
 /// `streamRadixTreeMemoryUsage`, a fixed 244 bytes a node and 16 an ID; Valkey 8.1+ by
 /// the `rax` struct and every node at its allocation size.
-fn stream_usage(profile: &ServerProfile, s: &ValueSummary) -> u64 {
+fn stream_usage(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> u64 {
     let a = profile.allocator;
-    let m = &s.memory;
     let Some(st) = &s.stream else {
         return ROBJ + STREAM;
     };
@@ -138,7 +137,7 @@ fn stream_usage(profile: &ServerProfile, s: &ValueSummary) -> u64 {
             st.groups + st.consumers,
         );
     ROBJ + STREAM
-        + rax(st.nodes, m.stream_rax_nodes, m.stream_rax_bytes, 1)
+        + rax(st.nodes, m.stream_ids.nodes(), m.stream_ids.node_bytes(), 1)
         + m.stream_node_allocs
         + m.stream_last_node_alloc
         + groups
@@ -150,9 +149,8 @@ fn stream_usage(profile: &ServerProfile, s: &ValueSummary) -> u64 {
 /// listpacks, per group its struct and two radix trees (pending entries, consumers), per
 /// pending entry its NACK, per consumer its struct and radix tree, and the names (see
 /// [`MemoryFacts::name_allocs`]). `None` when the value was not walked.
-fn stream_allocations(profile: &ServerProfile, s: &ValueSummary) -> Option<u64> {
+fn stream_allocations(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> Option<u64> {
     let a = profile.allocator;
-    let m = &s.memory;
     let st = s.stream.as_ref()?;
     let (object, rax) = if profile.valkey_embedded_keys() {
         (ROBJ, a.class(RAX))
@@ -164,7 +162,7 @@ fn stream_allocations(profile: &ServerProfile, s: &ValueSummary) -> Option<u64> 
         object
             + a.class(STREAM)
             + rax
-            + m.stream_rax_bytes
+            + m.stream_ids.node_bytes()
             + m.stream_node_allocs
             + m.stream_last_node_alloc
             + groups_tree
@@ -217,6 +215,7 @@ pub struct UsedMemoryShape<'a> {
     pub redis_type: RedisType,
     pub encoding: &'a str,
     pub summary: &'a ValueSummary,
+    pub facts: &'a MemoryFacts,
     pub has_expiry: bool,
     /// A string holding an integer from 0 to 9,999 on a server that points such values
     /// at its shared integer objects (see [`shares_integers`]).
@@ -259,8 +258,8 @@ pub fn used_memory_gap(profile: &ServerProfile, k: &UsedMemoryShape<'_>) -> i64 
         }
         (RedisType::List, "quicklist") => ((k.summary.list_nodes + 1) * node) as i64,
         (RedisType::String, "int") if k.shared_integer => -(ROBJ as i64),
-        (RedisType::Stream, _) => match stream_allocations(profile, k.summary) {
-            Some(held) => gap(stream_usage(profile, k.summary), held),
+        (RedisType::Stream, _) => match stream_allocations(profile, k.summary, k.facts) {
+            Some(held) => gap(stream_usage(profile, k.summary, k.facts), held),
             None => 0,
         },
         _ => 0,
@@ -301,15 +300,16 @@ pub fn key_memory(
     key_len: usize,
     encoding: &str,
     s: &ValueSummary,
+    m: &MemoryFacts,
 ) -> u64 {
     let key = KeyShape {
         len: key_len as u64,
         has_expiry: record.expire_ms.is_some(),
     };
     if profile.valkey_embedded_keys() {
-        return valkey_value_memory(profile, record.value_type, encoding, s, key);
+        return valkey_value_memory(profile, record.value_type, encoding, s, m, key);
     }
-    key_overhead(profile, key.len) + value_memory(profile, record.value_type, encoding, s)
+    key_overhead(profile, key.len) + value_memory(profile, record.value_type, encoding, s, m)
 }
 
 /// What of a key shapes the object that embeds it (Valkey 8.1+).
@@ -393,11 +393,11 @@ fn valkey_value_memory(
     vt: ValueType,
     encoding: &str,
     s: &ValueSummary,
+    m: &MemoryFacts,
     key: KeyShape,
 ) -> u64 {
     let a = profile.allocator;
     let n = s.elements.unwrap_or(0);
-    let m = &s.memory;
     let object = a.class(ROBJ + key.expiry_field() + key.embedded());
     // Valkey 9's hashtable struct is 8 bytes longer, and a hash's carries 8 of metadata.
     let table = if profile.valkey_9() { 80 } else { 72 };
@@ -452,7 +452,7 @@ fn valkey_value_memory(
             }
         }
         // Everything else hangs off the object as before.
-        _ => object - ROBJ + value_memory(profile, vt, encoding, s),
+        _ => object - ROBJ + value_memory(profile, vt, encoding, s, m),
     }
 }
 
@@ -480,10 +480,15 @@ fn valkey_set_entries(n: u64, buckets: u64) -> u64 {
     ((n as f64 - occupied).max(0.0) * 16.0).round() as u64
 }
 
-fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &ValueSummary) -> u64 {
+fn value_memory(
+    profile: &ServerProfile,
+    vt: ValueType,
+    encoding: &str,
+    s: &ValueSummary,
+    m: &MemoryFacts,
+) -> u64 {
     let a = profile.allocator;
     let n = s.elements.unwrap_or(0);
-    let m = &s.memory;
     // The listpack the server holds: the dump's own when it stored one of the same kind,
     // else the one it builds from the elements.
     let listpack = |same_kind: bool| match (same_kind, m.blob_bytes) {
@@ -619,7 +624,7 @@ fn value_memory(profile: &ServerProfile, vt: ValueType, encoding: &str, s: &Valu
             let b = grown_buckets(profile, n, growth);
             ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
         }
-        (RedisType::Stream, _) => stream_usage(profile, s),
+        (RedisType::Stream, _) => stream_usage(profile, s, m),
         // An estimate: see `array`.
         (RedisType::Array, _) => ROBJ + m.array.bytes(a),
         (RedisType::Module, _) => 0,

@@ -15,10 +15,10 @@ use super::length::{decimal_len, read_count, read_length, read_string, RdbString
 use super::listpack::{self, Listpack};
 use super::module::{skip_module_value, ModuleId};
 use super::template::{FieldOrder, Template};
+use super::value_sink::ValueSink;
 use super::value_type::ValueType;
 use super::ziplist::Ziplist;
 use super::zipmap::Zipmap;
-use crate::memory::MemoryFacts;
 
 /// Stream bookkeeping beyond its entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,8 +60,6 @@ pub struct ValueSummary {
     pub fields_with_ttl: u64,
     pub module: Option<ModuleId>,
     pub stream: Option<StreamSummary>,
-    /// Element facts for the memory model.
-    pub memory: MemoryFacts,
 }
 
 impl ValueSummary {
@@ -160,26 +158,25 @@ pub fn skip_value(
     scratch: &mut Scratch<'_>,
 ) -> Result<()> {
     let mut unused = ValueSummary::default();
-    walk::<false>(vt, template, r, scratch, &mut unused)
+    walk::<false, ()>(vt, template, r, scratch, &mut unused, &mut ())
 }
 
-/// Walks the value at `r` and describes it in `s` (overwritten), gathering the memory
-/// model's facts into `memory` (see [`MemoryFacts::new`]).
+/// Walks the value at `r` and describes it in `s` (overwritten), reporting its elements
+/// to `sink` as it meets them.
 #[inline]
-pub fn summarize_value_into(
+pub fn summarize_value_into<S: ValueSink>(
     vt: ValueType,
     template: Option<&Template<'_>>,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
-    memory: MemoryFacts,
+    sink: &mut S,
     s: &mut ValueSummary,
 ) -> Result<()> {
     *s = ValueSummary {
         all_integers: true,
-        memory,
         ..ValueSummary::default()
     };
-    walk::<true>(vt, template, r, scratch, s)
+    walk::<true, S>(vt, template, r, scratch, s, sink)
 }
 
 /// The bytes of a string that holds a container blob, decompressed if needed, and the
@@ -318,12 +315,13 @@ fn pairs(n: u64, at: u64, reading: &'static str, per: u64) -> Result<u64> {
     Ok(n.checked_div(per).unwrap_or(0))
 }
 
-fn walk<const DEEP: bool>(
+fn walk<const DEEP: bool, S: ValueSink>(
     vt: ValueType,
     template: Option<&Template<'_>>,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
+    sink: &mut S,
 ) -> Result<()> {
     use ValueType::*;
     scratch.start(r.offset());
@@ -346,9 +344,9 @@ fn walk<const DEEP: bool>(
                     s.string(&e)?;
                     s.estimate(listpack_entry_size(&e));
                     if vt == SetPlain {
-                        s.memory.member(e.len());
+                        sink.member(e.len());
                         match integer_value(&e) {
-                            Some(v) => s.memory.integer(v),
+                            Some(v) => sink.member_integer(v),
                             None => s.all_integers = false,
                         }
                     }
@@ -378,7 +376,7 @@ fn walk<const DEEP: bool>(
                 };
                 if DEEP {
                     s.string(&member)?;
-                    s.memory.zset_member(member.len());
+                    sink.zset_member(member.len());
                     s.estimate(listpack_entry_size(&member));
                     s.estimate(score_entry_size(score));
                 }
@@ -394,8 +392,8 @@ fn walk<const DEEP: bool>(
                 if DEEP {
                     s.string(&field)?;
                     s.string(&value)?;
-                    s.memory.field(field.len(), false);
-                    s.memory.value(value.len());
+                    sink.field(field.len(), false);
+                    sink.value(value.len());
                     s.estimate(listpack_entry_size(&field));
                     s.estimate(listpack_entry_size(&value));
                 }
@@ -416,8 +414,8 @@ fn walk<const DEEP: bool>(
                     s.string(&field)?;
                     s.string(&value)?;
                     s.fields_with_ttl = s.fields_with_ttl.saturating_add(u64::from(ttl != 0));
-                    s.memory.field(field.len(), ttl != 0);
-                    s.memory.value(value.len());
+                    sink.field(field.len(), ttl != 0);
+                    sink.value(value.len());
                     // The listpack form stores each field's absolute expiry (0 = none).
                     let expiry_entry = if ttl != 0 { 10 } else { 2 };
                     s.estimate(listpack_entry_size(&field));
@@ -440,8 +438,8 @@ fn walk<const DEEP: bool>(
                     s.fields_with_ttl = s
                         .fields_with_ttl
                         .saturating_add(u64::from(expiry != u64::MAX));
-                    s.memory.member(field.len());
-                    s.memory.value(value.len());
+                    sink.member(field.len());
+                    sink.value(value.len());
                 }
             }
             s.elements = Some(n);
@@ -486,7 +484,7 @@ fn walk<const DEEP: bool>(
                         s.string(&node)?;
                         elements = elements.saturating_add(1);
                         s.estimate(listpack_entry_size(&node));
-                        s.memory.list_node(index, node.len(), None);
+                        sink.list_node(index, node.len(), None);
                     } else {
                         let (bytes, origin, compressed) = blob(node, at, &mut scratch.blob)?;
                         let mut est = 0u64;
@@ -512,7 +510,7 @@ fn walk<const DEEP: bool>(
                             RdbString::Lzf { compressed, .. } => Some(compressed.len() as u64),
                             _ => None,
                         };
-                        s.memory.list_node(index, node_bytes, lzf);
+                        sink.list_node(index, node_bytes, lzf);
                         elements = elements.saturating_add(n);
                     }
                 }
@@ -531,17 +529,17 @@ fn walk<const DEEP: bool>(
             let container = read_string(r, "container blob")?;
             if DEEP {
                 let (bytes, origin, compressed) = blob(container, at, &mut scratch.blob)?;
-                s.memory.blob_bytes = Some(bytes.len() as u64);
-                locate(summarize_container(vt, bytes, origin, s), compressed)?;
+                sink.container(bytes.len() as u64);
+                locate(summarize_container(vt, bytes, origin, s, sink), compressed)?;
             }
         }
-        Stream(version) => walk_stream::<DEEP>(version, r, scratch, s)?,
-        Array => walk_array::<DEEP>(r, scratch, s)?,
+        Stream(version) => walk_stream::<DEEP, S>(version, r, scratch, s, sink)?,
+        Array => walk_array::<DEEP, S>(r, scratch, s, sink)?,
         HashTemplateListpack { by_ref } => {
-            walk_template_hash::<DEEP>(true, by_ref, template, r, scratch, s)?
+            walk_template_hash::<DEEP, S>(true, by_ref, template, r, scratch, s, sink)?
         }
         HashTemplateArray { by_ref } => {
-            walk_template_hash::<DEEP>(false, by_ref, template, r, scratch, s)?
+            walk_template_hash::<DEEP, S>(false, by_ref, template, r, scratch, s, sink)?
         }
     }
     Ok(())
@@ -550,13 +548,14 @@ fn walk<const DEEP: bool>(
 /// A hash on a field-name template (types 29–32): the field names inline (29, 31) or from
 /// the template the scanner resolved (30, 32), then the values in a listpack whose first
 /// entry is the template id (29, 30) or as one string each (31, 32).
-fn walk_template_hash<const DEEP: bool>(
+fn walk_template_hash<const DEEP: bool, S: ValueSink>(
     values_in_listpack: bool,
     by_ref: bool,
     template: Option<&Template<'_>>,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
+    sink: &mut S,
 ) -> Result<()> {
     let fields = if by_ref {
         let Some(t) = template else {
@@ -591,8 +590,8 @@ fn walk_template_hash<const DEEP: bool>(
         let values = read_string(r, "hash template values")?;
         if DEEP {
             let (bytes, origin, compressed) = blob(values, at, &mut scratch.blob)?;
-            s.memory.blob_bytes = Some(bytes.len() as u64);
-            locate(template_values(bytes, origin, fields, s), compressed)?;
+            sink.container(bytes.len() as u64);
+            locate(template_values(bytes, origin, fields, s, sink), compressed)?;
         }
     } else {
         for _ in 0..fields {
@@ -601,7 +600,7 @@ fn walk_template_hash<const DEEP: bool>(
             if DEEP {
                 s.string(&value)?;
                 s.largest_value = s.largest_value.max(value.len());
-                s.memory.value(value.len());
+                sink.value(value.len());
             }
         }
     }
@@ -673,7 +672,13 @@ fn inline_template_fields<const DEEP: bool>(
 
 /// The values listpack of a template hash: a template id (an integer), then one value per
 /// field.
-fn template_values(bytes: &[u8], origin: u64, fields: u64, s: &mut ValueSummary) -> Result<()> {
+fn template_values(
+    bytes: &[u8],
+    origin: u64,
+    fields: u64,
+    s: &mut ValueSummary,
+    sink: &mut impl ValueSink,
+) -> Result<()> {
     const READING: &str = "hash template values";
     let mut first_is_id = false;
     let mut largest = 0;
@@ -682,7 +687,7 @@ fn template_values(bytes: &[u8], origin: u64, fields: u64, s: &mut ValueSummary)
             first_is_id = matches!(e, Element::Int(id) if id >= 0);
         } else {
             largest = largest.max(e.len());
-            s.memory.value(e.len());
+            sink.value(e.len());
         }
     })?;
     s.largest_value = largest;
@@ -706,10 +711,11 @@ fn template_values(bytes: &[u8], origin: u64, fields: u64, s: &mut ValueSummary)
 
 /// A sparse array (type 28): element count, an optional insert cursor, then per element
 /// its index, a tag and the value (string, 8-byte integer or 8-byte double).
-fn walk_array<const DEEP: bool>(
+fn walk_array<const DEEP: bool, S: ValueSink>(
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
+    sink: &mut S,
 ) -> Result<()> {
     const INDEX: &str = "array element index";
     const TAG: &str = "array element tag";
@@ -737,7 +743,6 @@ fn walk_array<const DEEP: bool>(
             ))
         }
     }
-    let alloc = s.memory.alloc;
     for _ in 0..count {
         scratch.walked_to(r.offset());
         let at = r.offset();
@@ -756,21 +761,21 @@ fn walk_array<const DEEP: bool>(
                 let v = read_string(r, "array string element")?;
                 if DEEP {
                     s.string(&v)?;
-                    s.memory.array.string(alloc, index, v.len(), tag == 3);
+                    sink.array_string(index, v.len(), tag == 3);
                 }
             }
             1 => {
                 let v = i64::from_le_bytes(r.read_array("array integer element")?);
                 if DEEP {
                     s.element_len(decimal_len(v));
-                    s.memory.array.integer(alloc, index, v);
+                    sink.array_integer(index, v);
                 }
             }
             2 => {
                 let v = f64::from_le_bytes(r.read_array("array float element")?);
                 if DEEP {
                     s.element_len(float_text_len(v));
-                    s.memory.array.double(alloc, index);
+                    sink.array_double(index);
                 }
             }
             tag => {
@@ -802,55 +807,55 @@ fn float_text_len(v: f64) -> u64 {
     ryu::Buffer::new().format_finite(v).len() as u64
 }
 
-/// The memory facts of a container's elements, or nothing when they cannot matter.
-struct ElementFacts<'a> {
-    facts: &'a mut MemoryFacts,
-    on: bool,
+/// A container's elements for the sink, or nothing when it does not want them.
+struct WantedElements<'a, S> {
+    sink: &'a mut S,
+    wanted: bool,
 }
 
-impl ElementFacts<'_> {
+impl<S: ValueSink> WantedElements<'_, S> {
     #[inline]
     fn member(&mut self, len: u64) {
-        if self.on {
-            self.facts.member(len);
+        if self.wanted {
+            self.sink.member(len);
         }
     }
 
     #[inline]
     fn zset_member(&mut self, len: u64) {
-        if self.on {
-            self.facts.zset_member(len);
+        if self.wanted {
+            self.sink.zset_member(len);
         }
     }
 
     #[inline]
     fn field(&mut self, len: u64, with_ttl: bool) {
-        if self.on {
-            self.facts.field(len, with_ttl);
+        if self.wanted {
+            self.sink.field(len, with_ttl);
         }
     }
 
     #[inline]
     fn value(&mut self, len: u64) {
-        if self.on {
-            self.facts.value(len);
+        if self.wanted {
+            self.sink.value(len);
         }
     }
 }
 
-/// Element statistics of a single-blob value. Every element is also accounted for the
-/// memory model in the forms the server could convert it to.
-fn summarize_container(
+/// Element statistics of a single-blob value; its elements go to `sink` when it wants
+/// them.
+fn summarize_container<S: ValueSink>(
     vt: ValueType,
     bytes: &[u8],
     origin: u64,
     s: &mut ValueSummary,
+    sink: &mut S,
 ) -> Result<()> {
     use ValueType::*;
     let mut largest = 0u64;
     let mut est = 0u64;
-    // A listpack that stays one on load needs no per-element hash-table accounting.
-    let per_element = match (vt, bytes.get(4..6)) {
+    let wanted = match (vt, bytes.get(4..6)) {
         (
             SetListpack | ZSetListpack | HashListpack | HashListpackEx | HashListpackExPreGa,
             Some(count),
@@ -861,14 +866,12 @@ fn summarize_container(
                 HashListpackEx | HashListpackExPreGa => 3,
                 _ => 1,
             };
-            entries == u64::from(u16::MAX) || entries > s.memory.compact_limit.saturating_mul(per)
+            // u16::MAX: too many entries for the header to count.
+            entries == u64::from(u16::MAX) || sink.wants_listpack_elements(entries.div_ceil(per))
         }
         _ => true,
     };
-    let mut m = ElementFacts {
-        facts: &mut s.memory,
-        on: per_element,
-    };
+    let mut m = WantedElements { sink, wanted };
     match vt {
         HashZipmap => {
             let mut zm = Zipmap::parse(bytes, origin)?;
@@ -973,14 +976,14 @@ fn summarize_container(
     Ok(())
 }
 
-fn walk_stream<const DEEP: bool>(
+fn walk_stream<const DEEP: bool, S: ValueSink>(
     version: u8,
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
     s: &mut ValueSummary,
+    sink: &mut S,
 ) -> Result<()> {
     let mut st = StreamSummary::default();
-    let mut main_rax = s.memory.rax();
     // Every stream entry takes several listpack entries: a length above this count is a
     // dump contradicting itself (docs/untrusted-numbers.md).
     let mut listpack_entries = 0u64;
@@ -996,10 +999,9 @@ fn walk_stream<const DEEP: bool>(
                 format!("{} bytes, expected 16", master.len()),
             ));
         }
+        let mut master_id = [0u8; 16];
         if DEEP {
-            let mut key = [0u8; 16];
-            key.copy_from_slice(master.to_cow()?.as_ref());
-            main_rax.push(key);
+            master_id.copy_from_slice(master.to_cow()?.as_ref());
         }
         let at = r.offset();
         let lp = read_string(r, "stream node listpack")?;
@@ -1015,11 +1017,10 @@ fn walk_stream<const DEEP: bool>(
             listpack_entries = listpack_entries.saturating_add(entries);
             s.largest_element = largest;
             st.listpack_bytes = st.listpack_bytes.saturating_add(total);
-            s.memory.stream_node(total);
+            sink.stream_node(master_id, total);
         }
     }
     st.nodes = nodes;
-    s.memory.stream_rax(&main_rax);
     let at = r.offset();
     let length = read_length(r, "stream length")?;
     if DEEP && length > listpack_entries {
@@ -1054,19 +1055,18 @@ fn walk_stream<const DEEP: bool>(
             read_length(r, "consumer group entries read")?;
         }
         let pel = read_count(r, 25, "consumer group PEL size")?;
-        let mut rax = s.memory.rax();
         group_pel.clear();
         for _ in 0..pel {
             let id = r.read_array::<16>("pending entry ID")?;
             if version >= 5 {
                 group_pel.push(id);
             }
-            rax.push(id);
+            sink.pending_entry(id);
             r.skip(8, "pending entry delivery time")?;
             read_length(r, "pending entry delivery count")?;
         }
         st.pending = st.pending.saturating_add(pel);
-        s.memory.pel(&rax);
+        sink.pending_list_end();
         let consumers = read_count(r, 10, "consumer count")?;
         consumer_names.clear();
         for _ in 0..consumers {
@@ -1079,16 +1079,15 @@ fn walk_stream<const DEEP: bool>(
                 "consumer seen/active time",
             )?;
             let pending = read_count(r, 16, "consumer PEL size")?;
-            let mut rax = s.memory.rax();
+            sink.consumer(name.len());
             for _ in 0..pending {
-                rax.push(r.read_array::<16>("consumer PEL ID")?);
+                sink.pending_entry(r.read_array::<16>("consumer PEL ID")?);
             }
-            s.memory.consumer_name(name.len());
-            s.memory.pel(&rax);
+            sink.pending_list_end();
         }
         st.consumers = st.consumers.saturating_add(consumers);
         if DEEP {
-            s.memory.name_tree(&mut consumer_names);
+            sink.name_list(&mut consumer_names);
         }
         if version >= 5 {
             // Entries released with XNACK: listed again by ID, already counted in the PEL,
@@ -1110,7 +1109,7 @@ fn walk_stream<const DEEP: bool>(
     }
     st.groups = groups;
     if DEEP && groups > 0 {
-        s.memory.name_tree(&mut group_names);
+        sink.name_list(&mut group_names);
     }
     if version >= 4 {
         read_length(r, "stream idempotency duration")?;
@@ -1177,7 +1176,7 @@ mod tests {
                     None,
                     &mut r,
                     &mut scratch,
-                    MemoryFacts::default(),
+                    &mut (),
                     &mut s,
                 )
                 .unwrap();
