@@ -6,8 +6,8 @@
 
 use clap::Parser;
 use rdbscope::flags::Flags;
-use rdbscope::memory::allocator::Allocator;
-use rdbscope::memory::MemoryFacts;
+use rdbscope::model::allocator::Allocator;
+use rdbscope::model::facts::MemoryFacts;
 use rdbscope::rdb::bytes::Bytes;
 use rdbscope::rdb::value::skip_value;
 use rdbscope::rdb::{lzf, Flavor, Record, Scanner, Scratch, ValueSummary, ValueType};

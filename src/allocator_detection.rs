@@ -23,11 +23,11 @@
 //! `used-mem` cannot tell the allocators apart, and no margin on it would be honest.
 
 use crate::analyze::KeyStats;
-use crate::memory::allocator::Allocator;
-use crate::memory::{db_overhead, server_baseline};
+use crate::model::allocator::Allocator;
+use crate::model::memory::{db_overhead, server_baseline};
+use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use crate::rdb::{KeyRecord, Scratch};
 use crate::scan::DumpScan;
-use crate::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! rdbscope: an offline analyzer for Redis and Valkey RDB dumps.
 //!
-//! [`rdb`] decodes (zero-copy, bounds-checked), [`server`] models what a server would make
+//! [`rdb`] decodes (zero-copy, bounds-checked), [`model`] models what a server would make
 //! of each value, [`analyze`] computes per-key statistics, [`report`] writes them.
 
 pub mod allocator_detection;
@@ -12,10 +12,9 @@ pub mod flags;
 pub mod input;
 pub mod invisible;
 pub mod lint;
-pub mod memory;
+pub mod model;
 pub mod pipeline;
 pub mod progress;
 pub mod rdb;
 pub mod report;
 pub mod scan;
-pub mod server;

@@ -12,11 +12,11 @@
 use crate::analyze::KeyStats;
 use crate::filter::KeyFilter;
 use crate::input::{Dump, SpoolOptions};
+use crate::model::server::ProfileOverrides;
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::report::escape::escape_key;
 use crate::scan::{DumpInfo, DumpScan};
-use crate::server::ProfileOverrides;
 use rayon::prelude::*;
 use std::io;
 
@@ -126,7 +126,7 @@ where
 fn fold_chunk<T, I, F, P>(
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
-    profile: &crate::server::ServerProfile,
+    profile: &crate::model::server::ServerProfile,
     filter: &KeyFilter,
     folding: &Folding<I, F, P>,
 ) -> Folded<T>

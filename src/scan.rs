@@ -8,11 +8,11 @@
     clippy::cast_sign_loss
 )]
 
+use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::Function;
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{Checksum, DecodeError, Header, KeyRecord, RdbString, Record, Scanner};
-use crate::server::{ProfileOverrides, ServerProfile};
 use std::collections::BTreeMap;
 
 /// Per-db counts: what RESIZEDB announced and what was read.

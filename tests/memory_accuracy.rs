@@ -7,7 +7,7 @@ mod common;
 
 use common::dumps_in;
 use rdbscope::analyze::KeyStats;
-use rdbscope::memory::allocator::Allocator;
+use rdbscope::model::allocator::Allocator;
 use rdbscope::rdb::Scratch;
 use rdbscope::scan::scan;
 use std::collections::BTreeMap;

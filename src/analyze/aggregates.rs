@@ -41,7 +41,7 @@ pub struct Source {
     /// The server the dump's keys are modelled on, with the user's overrides; `None` for
     /// an aggregate that only receives merges. Rules comparing keys with the server's
     /// encoding limits read it while folding.
-    pub profile: Option<crate::server::ServerProfile>,
+    pub profile: Option<crate::model::server::ServerProfile>,
 }
 
 /// Serialised whole (bounded: no per-key data) in summary.json's mergeable state, which

@@ -1,7 +1,9 @@
 //! `KeyStats`: everything the reports say about one key, from one walk of its value.
 
-use crate::memory::allocator::Allocator;
-use crate::memory::{self, MemoryFacts};
+use crate::model::allocator::Allocator;
+use crate::model::facts::MemoryFacts;
+use crate::model::memory;
+use crate::model::server::ServerProfile;
 use crate::rdb::checksum::hash_slot;
 use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::length::read_string;
@@ -9,7 +11,6 @@ use crate::rdb::module::ModuleId;
 use crate::rdb::{
     summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType, Scratch, ValueSummary,
 };
-use crate::server::ServerProfile;
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]

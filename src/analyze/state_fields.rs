@@ -79,7 +79,7 @@ pub mod bytes {
 }
 
 /// An encoding name (`listpack`, `hashtable`, …) as its text; read back as the name the
-/// memory model gives ([`crate::server::encoding_named`]), an unknown name refused.
+/// memory model gives ([`crate::model::server::encoding_named`]), an unknown name refused.
 pub mod encoding {
     use super::*;
     use serde::Deserialize;
@@ -94,7 +94,7 @@ pub mod encoding {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
         let name = String::deserialize(d)?;
-        crate::server::encoding_named(&name)
+        crate::model::server::encoding_named(&name)
             .ok_or_else(|| de::Error::custom(format!("unknown encoding {name:?}")))
     }
 }

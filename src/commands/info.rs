@@ -3,11 +3,11 @@
 use super::{keep_verdict, Outcome};
 use crate::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::input::{Dump, SpoolOptions};
-use crate::memory::{db_overhead, server_baseline, DumpMemory};
+use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
+use crate::model::server::ProfileOverrides;
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
 use crate::scan::{check_overrides, ChecksumVerdict, DumpInfo, DumpScan};
-use crate::server::ProfileOverrides;
 use serde_json::Value;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -14,11 +14,11 @@ use crate::commands::{diff, info, keys, lint, merge, prefixes, report, top, Comm
 use crate::filter::{glob_to_regex, KeyFilter};
 use crate::input::SpoolOptions;
 use crate::lint::{LintConfig, Thresholds};
+use crate::model::server::{ProfileOverrides, Version};
 use crate::pipeline::Options;
 use crate::progress::ProgressMode;
 use crate::report::diff::compare::DiffOptions;
 use crate::report::keys::rows::RowFormat;
-use crate::server::{ProfileOverrides, Version};
 use std::io;
 use std::num::NonZeroUsize;
 

@@ -11,10 +11,10 @@ use crate::commands::lint::LintFormat;
 use crate::commands::report::{KeysFiles, ReportFormat};
 use crate::commands::ListFormat;
 use crate::lint::{Rule, Severity};
-use crate::memory::allocator::Allocator;
+use crate::model::allocator::Allocator;
+use crate::model::server::AllocatorSetting;
 use crate::progress::ProgressMode;
 use crate::rdb::RedisType;
-use crate::server::AllocatorSetting;
 use clap::builder::PossibleValue;
 use clap::ValueEnum;
 

@@ -9,8 +9,8 @@ use crate::analyze::figure::{ceil_count, percent, signed};
 use crate::analyze::groups::{GroupRow, GroupStats};
 use crate::analyze::ttl::TtlBucket;
 use crate::analyze::Aggregates;
-use crate::memory::allocator::Allocator;
-use crate::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
+use crate::model::allocator::Allocator;
+use crate::model::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use std::collections::BTreeMap;
 
 /// Listpack entry overhead of a short string: encoding byte and back-length byte.

@@ -1,4 +1,7 @@
 //! The RDB decoder: zero-copy readers over a mapped dump, one module per on-disk structure.
+//!
+//! May import: nothing else of the crate (the bottom layer). What a value's walk sees goes
+//! to the layers above through [`ValueSink`].
 
 #![deny(
     clippy::arithmetic_side_effects,

@@ -4,7 +4,7 @@ use super::escape::escape_key;
 use super::human::utc_seconds;
 use super::text_table::{Keep, TextTable};
 use crate::allocator_detection::AllocatorChoice;
-use crate::memory::DumpMemory;
+use crate::model::memory::DumpMemory;
 use crate::scan::{ChecksumVerdict, DumpInfo};
 use serde_json::{json, Value};
 

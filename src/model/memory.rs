@@ -9,15 +9,10 @@
 //! is copied from Redis: the numbers are facts read from its sources and checked against
 //! real servers (tests/real_server_truth.rs, tests/live_redis.rs).
 
-pub mod allocator;
-pub mod array;
-pub mod facts;
-
-pub use facts::MemoryFacts;
-
+use super::allocator::{sds_header, Allocator};
+use super::facts::MemoryFacts;
+use super::server::{Family, ServerProfile, Version};
 use crate::rdb::{KeyRecord, RedisType, ValueSummary, ValueType};
-use crate::server::{Family, ServerProfile, Version};
-use allocator::{sds_header, Allocator};
 
 /// `robj`: type/encoding/lru bits, refcount, pointer.
 pub const ROBJ: u64 = 16;

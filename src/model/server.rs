@@ -6,7 +6,7 @@
 //! path of Redis's `rdbLoadObject` (7.0–8.x) and Valkey 8/9; the thresholds are the
 //! compiled-in defaults (read with `CONFIG GET` on Debian's 7.0.15) unless overridden.
 
-use crate::memory::allocator::{sds_header, Allocator};
+use super::allocator::{sds_header, Allocator};
 use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
 
 #[derive(
@@ -44,7 +44,7 @@ pub struct ServerProfile {
     pub family: Family,
     pub version: Version,
     pub limits: EncodingLimits,
-    /// The allocator the server was built with (see `memory::allocator`).
+    /// The allocator the server was built with (see `super::allocator`).
     pub allocator: Allocator,
     /// When the dump was written (`ctime` aux field), for TTLs relative to it.
     pub saved_at_ms: Option<i64>,

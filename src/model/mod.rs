@@ -1,0 +1,12 @@
+//! The model: what the server that loads a dump makes of each value. [`server`] is that
+//! server (family, version, thresholds, allocator) and the encoding it gives a value;
+//! [`memory`] the bytes it holds for it, from the [`facts`] the decoder's walk reports
+//! through [`crate::rdb::ValueSink`].
+//!
+//! May import: the decoder (`crate::rdb`). Nothing here reads a dump's bytes itself.
+
+pub mod allocator;
+pub mod array;
+pub mod facts;
+pub mod memory;
+pub mod server;
