@@ -95,7 +95,7 @@ fn the_crafted_array_has_every_tag() {
         panic!("one key expected, got {}", keys.len())
     };
     assert_eq!(
-        (arr.type_name().as_ref(), arr.encoding, arr.elements),
+        (arr.type_name().as_ref(), arr.encoding.name(), arr.elements),
         ("array", "sliced-array", Some(4))
     );
     assert_eq!(arr.largest_element_bytes, 12);
@@ -114,7 +114,7 @@ fn the_crafted_stream_with_a_nack_zone() {
     let [s] = &keys[..] else {
         panic!("one key expected")
     };
-    assert_eq!((s.encoding, s.elements), ("stream", Some(2)));
+    assert_eq!((s.encoding.name(), s.elements), ("stream", Some(2)));
     let st = s.summary.stream.unwrap();
     assert_eq!(
         (st.nodes, st.groups, st.consumers, st.pending),
@@ -338,7 +338,7 @@ fn the_crafted_template_file() {
             (
                 String::from_utf8(k.key.to_vec()).unwrap(),
                 k.type_name().into_owned(),
-                k.encoding,
+                k.encoding.name(),
                 k.elements,
                 k.largest_element_bytes,
                 k.memory_bytes,
@@ -402,7 +402,7 @@ fn self_contained_and_large_template_hashes() {
     assert!(error.is_none(), "{error:?}");
     let got: Vec<_> = keys
         .iter()
-        .map(|k| (k.encoding, k.elements, k.largest_element_bytes))
+        .map(|k| (k.encoding.name(), k.elements, k.largest_element_bytes))
         .collect();
     assert_eq!(
         got,

@@ -45,7 +45,7 @@ impl PatternEncodings {
         self.scratch
             .extend_from_slice(k.redis_type.name().as_bytes());
         self.scratch.push(b' ');
-        self.scratch.extend_from_slice(k.encoding.as_bytes());
+        self.scratch.extend_from_slice(k.encoding.name().as_bytes());
         self.scratch.push(b' ');
         self.scratch.extend_from_slice(pattern);
         self.table.add(&self.scratch, k);

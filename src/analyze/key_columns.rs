@@ -31,7 +31,7 @@ macro_rules! key_columns {
             encoding "encoding": $crate::analyze::key_columns::Label =
                 "what `OBJECT ENCODING` returns after that server version loads the dump with \
                 default thresholds (from the `redis-ver` aux field; `--redis-version` overrides)",
-                |k| $crate::analyze::key_columns::Label(k.encoding);
+                |k| $crate::analyze::key_columns::Label(k.encoding.name());
             elements "elements": Option<u64> =
                 "`STRLEN`/`LLEN`/`SCARD`/`ZCARD`/`HLEN`/`XLEN` (empty for modules)", |k| k.elements;
             serialized_bytes "serialized_bytes": u64 =

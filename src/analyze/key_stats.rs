@@ -1,6 +1,7 @@
 //! `KeyStats`: everything the reports say about one key, from one walk of its value.
 
 use crate::model::allocator::Allocator;
+use crate::model::encoding::Encoding;
 use crate::model::facts::MemoryFacts;
 use crate::model::memory;
 use crate::model::server::ServerProfile;
@@ -20,7 +21,7 @@ pub struct KeyStats<'data> {
     pub redis_type: RedisType,
     pub module: Option<ModuleId>,
     /// What `OBJECT ENCODING` would answer after the server loads the dump.
-    pub encoding: &'static str,
+    pub encoding: Encoding,
     /// `None` for module values, whose length only the module knows.
     pub elements: Option<u64>,
     pub serialized_bytes: u64,
@@ -57,7 +58,7 @@ impl<'data> KeyStats<'data> {
             key: Cow::Borrowed(&[]),
             redis_type: RedisType::String,
             module: None,
-            encoding: "",
+            encoding: Encoding::Raw,
             elements: None,
             serialized_bytes: 0,
             memory_bytes: 0,
@@ -147,12 +148,11 @@ impl<'data> KeyStats<'data> {
     /// [`memory::used_memory_gap`]).
     pub fn used_memory_bytes(&self, profile: &ServerProfile) -> u64 {
         let shape = memory::UsedMemoryShape {
-            redis_type: self.redis_type,
             encoding: self.encoding,
             summary: &self.summary,
             facts: &self.memory,
             has_expiry: self.expiry_ms.is_some(),
-            shared_integer: self.encoding == "int"
+            shared_integer: self.encoding == Encoding::Int
                 && memory::shares_integers(
                     profile,
                     self.idle_s.is_some() || self.lfu_freq.is_some(),

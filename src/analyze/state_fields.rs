@@ -1,6 +1,5 @@
 //! How the fields of aggregates that are not plain numbers are written in summary.json's
-//! mergeable state (`rdbscope merge`): names and keys, which are any bytes, and encoding
-//! names, which the aggregates hold as static strings.
+//! mergeable state (`rdbscope merge`): names and keys, which are any bytes.
 
 use crate::invisible::is_invisible;
 use base64::Engine;
@@ -75,27 +74,6 @@ pub mod bytes {
             return Err(de::Error::custom("an empty delimiter"));
         }
         Ok(bytes)
-    }
-}
-
-/// An encoding name (`listpack`, `hashtable`, …) as its text; read back as the name the
-/// memory model gives ([`crate::model::server::encoding_named`]), an unknown name refused.
-pub mod encoding {
-    use super::*;
-    use serde::Deserialize;
-
-    /// An encoding name field. Spelled as this alias, not as `&'static str`, so that serde
-    /// does not take the field for text borrowed from the input.
-    pub type Name = &'static str;
-
-    pub fn serialize<S: Serializer>(name: &&'static str, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(name)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-        let name = String::deserialize(d)?;
-        crate::model::server::encoding_named(&name)
-            .ok_or_else(|| de::Error::custom(format!("unknown encoding {name:?}")))
     }
 }
 

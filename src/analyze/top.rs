@@ -7,6 +7,7 @@
 use super::groups::type_index;
 use super::totals::TypeKey;
 use super::KeyStats;
+use crate::model::encoding::Encoding;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -84,8 +85,7 @@ pub struct TopKey {
     /// Index of the dump on the command line.
     pub file: usize,
     pub type_key: TypeKey,
-    #[serde(with = "super::state_fields::encoding")]
-    pub encoding: super::state_fields::encoding::Name,
+    pub encoding: Encoding,
     pub elements: Option<u64>,
     pub serialized_bytes: u64,
     pub memory_bytes: u64,

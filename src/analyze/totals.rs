@@ -1,6 +1,7 @@
 //! Totals over all keys, per db, per type and per type and encoding.
 
 use super::KeyStats;
+use crate::model::encoding::Encoding;
 use crate::rdb::module::ModuleId;
 use crate::rdb::RedisType;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -74,21 +75,6 @@ impl TypeKey {
     }
 }
 
-/// An encoding name as a row key: the names are static strings, so the same name is
-/// nearly always the same pointer, which is checked before the bytes.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-#[serde(transparent)]
-struct Encoding(
-    #[serde(with = "super::state_fields::encoding")] super::state_fields::encoding::Name,
-);
-
-impl PartialEq for Encoding {
-    #[inline]
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.0, other.0) || self.0 == other.0
-    }
-}
-
 /// Rows of a small table found by linear search: a dump has a handful of dbs, types and
 /// encodings, so this beats hashing on every key.
 #[derive(Clone, Debug)]
@@ -135,7 +121,7 @@ impl Totals {
         self.by_db.get(k.db).add(k);
         let t = TypeKey::of(k);
         self.by_type.get(t).add(k);
-        self.by_encoding.get((t, Encoding(k.encoding))).add(k);
+        self.by_encoding.get((t, k.encoding)).add(k);
     }
 
     pub fn all(&self) -> &Counts {
@@ -157,14 +143,14 @@ impl Totals {
     }
 
     /// By type, then encoding name.
-    pub fn by_encoding(&self) -> Vec<(TypeKey, &'static str, Counts)> {
+    pub fn by_encoding(&self) -> Vec<(TypeKey, Encoding, Counts)> {
         let mut rows: Vec<_> = self
             .by_encoding
             .0
             .iter()
-            .map(|&((t, e), c)| (t, e.0, c))
+            .map(|&((t, e), c)| (t, e, c))
             .collect();
-        rows.sort_unstable_by_key(|(t, e, _)| (t.order(), *e));
+        rows.sort_unstable_by_key(|(t, e, _)| (t.order(), e.name()));
         rows
     }
 }
@@ -185,11 +171,7 @@ impl Serialize for Totals {
             all: self.all,
             by_db: self.by_db(),
             by_type: self.by_type(),
-            by_encoding: self
-                .by_encoding()
-                .into_iter()
-                .map(|(t, e, c)| (t, Encoding(e), c))
-                .collect(),
+            by_encoding: self.by_encoding(),
         }
         .serialize(s)
     }

@@ -10,6 +10,7 @@ use crate::analyze::prefixes::find_delimiter;
 use crate::analyze::{KeyStats, Source};
 use crate::invisible::is_invisible;
 use crate::model::allocator::Allocator;
+use crate::model::encoding::Encoding;
 use crate::model::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::model::server::{Family, ServerProfile, Version};
 use crate::rdb::RedisType;
@@ -178,7 +179,7 @@ impl KeyRules {
             }
         }
         if on(Rule::EncodingListpackTooLong)
-            && matches!(k.encoding, "listpack" | "ziplist")
+            && k.encoding.is_listpack()
             && elements > t.listpack_max_entries
         {
             self.found(
@@ -264,10 +265,6 @@ impl KeyRules {
     /// saving). Value and limit are those of the limit the key is over: entries, or the
     /// bytes of its longest element (of a list node for lists under a byte limit).
     fn just_over_listpack(&self, k: &KeyStats<'_>) -> Option<(u64, u64, u64)> {
-        // Most keys are compact or strings: decided before any estimate is made.
-        if !matches!(k.encoding, "hashtable" | "skiplist" | "quicklist") {
-            return None;
-        }
         let p = self.profile?;
         let l = &p.limits;
         let m = self.config.thresholds.listpack_margin;
@@ -290,49 +287,69 @@ impl KeyRules {
             .summary
             .listpack_estimate
             .saturating_add(LISTPACK_OVERHEAD);
-        let listpack = a.class(lp_bytes);
-        let (value, limit, compact) = match (k.redis_type, k.encoding) {
-            (RedisType::Hash, "hashtable")
-                if within(l.hash_max_listpack_entries, l.hash_max_listpack_value) =>
-            {
-                let (value, limit) = over(l.hash_max_listpack_entries, l.hash_max_listpack_value);
-                (value, limit, listpack)
-            }
-            (RedisType::ZSet, "skiplist")
+        // Most keys are compact or strings: the estimate is made only for the others.
+        let listpack = || a.class(lp_bytes);
+        let (value, limit, compact) = match k.encoding {
+            Encoding::Hashtable => match k.redis_type {
+                RedisType::Hash
+                    if within(l.hash_max_listpack_entries, l.hash_max_listpack_value) =>
+                {
+                    let (value, limit) =
+                        over(l.hash_max_listpack_entries, l.hash_max_listpack_value);
+                    (value, limit, listpack())
+                }
+                RedisType::Set
+                    if k.summary.all_integers
+                        && n <= m.saturating_mul(l.set_max_intset_entries) =>
+                {
+                    // An intset header and 8-byte integers at most.
+                    (
+                        n,
+                        l.set_max_intset_entries,
+                        a.class(n.saturating_mul(8).saturating_add(8)),
+                    )
+                }
+                RedisType::Set
+                    if listpack_sets_and_lists
+                        && within(l.set_max_listpack_entries, l.set_max_listpack_value) =>
+                {
+                    let (value, limit) = over(l.set_max_listpack_entries, l.set_max_listpack_value);
+                    (value, limit, listpack())
+                }
+                _ => return None,
+            },
+            Encoding::Skiplist
                 if within(l.zset_max_listpack_entries, l.zset_max_listpack_value) =>
             {
                 let (value, limit) = over(l.zset_max_listpack_entries, l.zset_max_listpack_value);
-                (value, limit, listpack)
+                (value, limit, listpack())
             }
-            (RedisType::Set, "hashtable")
-                if k.summary.all_integers && n <= m.saturating_mul(l.set_max_intset_entries) =>
-            {
-                // An intset header and 8-byte integers at most.
-                (
-                    n,
-                    l.set_max_intset_entries,
-                    a.class(n.saturating_mul(8).saturating_add(8)),
-                )
-            }
-            (RedisType::Set, "hashtable")
-                if listpack_sets_and_lists
-                    && within(l.set_max_listpack_entries, l.set_max_listpack_value) =>
-            {
-                let (value, limit) = over(l.set_max_listpack_entries, l.set_max_listpack_value);
-                (value, limit, listpack)
-            }
-            (RedisType::List, "quicklist")
+            Encoding::Quicklist
                 if listpack_sets_and_lists
                     && k.summary.plain_nodes == 0
                     && list_within(l.list_max_listpack_size, m, n, k.summary.listpack_estimate) =>
             {
                 match l.list_max_listpack_size {
-                    s if s > 0 && n > s.unsigned_abs() => (n, s.unsigned_abs(), listpack),
-                    s if s > 0 => (lp_bytes, LIST_NODE_SAFETY_BYTES, listpack),
-                    s => (lp_bytes, list_node_bytes(s), listpack),
+                    s if s > 0 && n > s.unsigned_abs() => (n, s.unsigned_abs(), listpack()),
+                    s if s > 0 => (lp_bytes, LIST_NODE_SAFETY_BYTES, listpack()),
+                    s => (lp_bytes, list_node_bytes(s), listpack()),
                 }
             }
-            _ => return None,
+            // Big, but past the margin (a list: or before 7.2, or with a plain node).
+            Encoding::Skiplist | Encoding::Quicklist => return None,
+            Encoding::Int
+            | Encoding::Embstr
+            | Encoding::Raw
+            | Encoding::Ziplist
+            | Encoding::Linkedlist
+            | Encoding::Listpack
+            | Encoding::Intset
+            | Encoding::TemplateListpack
+            | Encoding::TemplateArray
+            | Encoding::Listpackex
+            | Encoding::Zipmap
+            | Encoding::Stream
+            | Encoding::SlicedArray => return None,
         };
         // Compact, the key would cost its dict entry, value object, name and payload.
         let key = a.sds(k.key.len() as u64);

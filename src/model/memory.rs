@@ -10,6 +10,7 @@
 //! real servers (tests/real_server_truth.rs, tests/live_redis.rs).
 
 use super::allocator::{sds_header, Allocator};
+use super::encoding::Encoding;
 use super::facts::MemoryFacts;
 use super::server::{Family, ServerProfile, Version};
 use crate::rdb::{KeyRecord, RedisType, ValueSummary, ValueType};
@@ -207,8 +208,7 @@ pub fn server_baseline(profile: &ServerProfile) -> u64 {
 
 /// What of a key `used_memory` holds beyond its `MEMORY USAGE` (negative: holds less).
 pub struct UsedMemoryShape<'a> {
-    pub redis_type: RedisType,
-    pub encoding: &'a str,
+    pub encoding: Encoding,
     pub summary: &'a ValueSummary,
     pub facts: &'a MemoryFacts,
     pub has_expiry: bool,
@@ -247,17 +247,27 @@ pub fn used_memory_gap(profile: &ServerProfile, k: &UsedMemoryShape<'_>) -> i64 
     let node = alloc.class(QUICKLIST_NODE) - QUICKLIST_NODE;
     let elements = k.summary.elements.unwrap_or(0);
     let gap = |counted: u64, held: u64| held as i64 - counted as i64;
-    let value = match (k.redis_type, k.encoding) {
-        (RedisType::Set | RedisType::Hash, "hashtable") | (RedisType::ZSet, "skiplist") => {
-            (dict + elements * entry) as i64
-        }
-        (RedisType::List, "quicklist") => ((k.summary.list_nodes + 1) * node) as i64,
-        (RedisType::String, "int") if k.shared_integer => -(ROBJ as i64),
-        (RedisType::Stream, _) => match stream_allocations(profile, k.summary, k.facts) {
+    let value = match k.encoding {
+        // Sets and hashes as hash tables, sorted sets as a skiplist with its dict.
+        Encoding::Hashtable | Encoding::Skiplist => (dict + elements * entry) as i64,
+        Encoding::Quicklist => ((k.summary.list_nodes + 1) * node) as i64,
+        Encoding::Int if k.shared_integer => -(ROBJ as i64),
+        Encoding::Stream => match stream_allocations(profile, k.summary, k.facts) {
             Some(held) => gap(stream_usage(profile, k.summary, k.facts), held),
             None => 0,
         },
-        _ => 0,
+        Encoding::Int
+        | Encoding::Embstr
+        | Encoding::Raw
+        | Encoding::Ziplist
+        | Encoding::Linkedlist
+        | Encoding::Listpack
+        | Encoding::Intset
+        | Encoding::TemplateListpack
+        | Encoding::TemplateArray
+        | Encoding::Listpackex
+        | Encoding::Zipmap
+        | Encoding::SlicedArray => 0,
     };
     (entry * (1 + u64::from(k.has_expiry))) as i64 + value
 }
@@ -293,7 +303,7 @@ pub fn key_memory(
     profile: &ServerProfile,
     record: &KeyRecord<'_>,
     key_len: usize,
-    encoding: &str,
+    encoding: Encoding,
     s: &ValueSummary,
     m: &MemoryFacts,
 ) -> u64 {
@@ -386,7 +396,7 @@ fn expected_child_buckets(n: u64, buckets: u64) -> u64 {
 fn valkey_value_memory(
     profile: &ServerProfile,
     vt: ValueType,
-    encoding: &str,
+    encoding: Encoding,
     s: &ValueSummary,
     m: &MemoryFacts,
     key: KeyShape,
@@ -396,8 +406,8 @@ fn valkey_value_memory(
     let object = a.class(ROBJ + key.expiry_field() + key.embedded());
     // Valkey 9's hashtable struct is 8 bytes longer, and a hash's carries 8 of metadata.
     let table = if profile.valkey_9() { 80 } else { 72 };
-    match (vt.redis_type(), encoding) {
-        (RedisType::String, "embstr") => {
+    match encoding {
+        Encoding::Embstr => {
             // Valkey 9 drops the value pointer when the value is embedded.
             let header = if profile.valkey_9() { 8 } else { ROBJ };
             let expiry = if key.has_expiry { 8 } else { 0 };
@@ -410,9 +420,9 @@ fn valkey_value_memory(
                 a.class(bytes)
             }
         }
-        (RedisType::String, "int") => object,
-        (RedisType::String, _) => object + a.sds(n),
-        (RedisType::Set, "hashtable") => {
+        Encoding::Int => object,
+        Encoding::Raw if vt.redis_type() == RedisType::String => object + a.sds(n),
+        Encoding::Hashtable if vt.redis_type() == RedisType::Set => {
             // A set past the listpack limit was most likely created whole: by one SADD of
             // its members (presized for the command's count) or by loading a dump. A
             // smaller one was converted by a long member and grew one insert at a time.
@@ -423,11 +433,11 @@ fn valkey_value_memory(
             };
             object + valkey_hashtable(table, n, growth) + m.member_sds
         }
-        (RedisType::Hash, "hashtable") => {
+        Encoding::Hashtable => {
             let table = if profile.valkey_9() { table + 8 } else { table };
             object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.valkey_hash_entries
         }
-        (RedisType::ZSet, "skiplist") => {
+        Encoding::Skiplist => {
             if profile.valkey_9() {
                 // The zset struct, the skiplist with its 32-level header node inline, and
                 // the nodes, which hold the members.
@@ -446,8 +456,19 @@ fn valkey_value_memory(
                     + (n * expected_skiplist_node_millis(a)).div_ceil(1000)
             }
         }
-        // Everything else hangs off the object as before.
-        _ => object - ROBJ + value_memory(profile, vt, encoding, s, m),
+        // Everything else (module values too) hangs off the object as before.
+        Encoding::Raw
+        | Encoding::Ziplist
+        | Encoding::Linkedlist
+        | Encoding::Listpack
+        | Encoding::Quicklist
+        | Encoding::Intset
+        | Encoding::TemplateListpack
+        | Encoding::TemplateArray
+        | Encoding::Listpackex
+        | Encoding::Zipmap
+        | Encoding::Stream
+        | Encoding::SlicedArray => object - ROBJ + value_memory(profile, vt, encoding, s, m),
     }
 }
 
@@ -478,7 +499,7 @@ fn valkey_set_entries(n: u64, buckets: u64) -> u64 {
 fn value_memory(
     profile: &ServerProfile,
     vt: ValueType,
-    encoding: &str,
+    encoding: Encoding,
     s: &ValueSummary,
     m: &MemoryFacts,
 ) -> u64 {
@@ -490,18 +511,26 @@ fn value_memory(
         (true, Some(b)) => b,
         _ => s.listpack_estimate + LISTPACK_OVERHEAD,
     };
-    match (vt.redis_type(), encoding) {
-        (RedisType::String, "int") => ROBJ,
-        (RedisType::String, "embstr") => a.class(ROBJ + 3 + n + 1),
-        (RedisType::String, _) => ROBJ + a.sds(n),
-        (RedisType::List, "listpack" | "ziplist") => {
-            let bytes = match vt {
-                ValueType::ListQuicklist2 => m.node_allocs,
-                _ => a.class(s.listpack_estimate + LISTPACK_OVERHEAD),
-            };
-            ROBJ + bytes
-        }
-        (RedisType::List, _) => {
+    match encoding {
+        Encoding::Int => ROBJ,
+        Encoding::Embstr => a.class(ROBJ + 3 + n + 1),
+        // Module values are not modelled.
+        Encoding::Raw if vt.redis_type() == RedisType::Module => 0,
+        Encoding::Raw => ROBJ + a.sds(n),
+        Encoding::Listpack | Encoding::Ziplist => match vt.redis_type() {
+            RedisType::List => {
+                let bytes = match vt {
+                    ValueType::ListQuicklist2 => m.node_allocs,
+                    _ => a.class(s.listpack_estimate + LISTPACK_OVERHEAD),
+                };
+                ROBJ + bytes
+            }
+            RedisType::Set => ROBJ + a.class(listpack(vt == ValueType::SetListpack)),
+            RedisType::ZSet => ROBJ + a.class(listpack(vt == ValueType::ZSetListpack)),
+            // Hashes: no other type is held in a listpack.
+            _ => ROBJ + a.class(listpack(vt == ValueType::HashListpack)),
+        },
+        Encoding::Quicklist | Encoding::Linkedlist => {
             let (nodes, allocs) = match vt {
                 ValueType::ListQuicklist | ValueType::ListQuicklist2 => {
                     (s.list_nodes, m.node_allocs)
@@ -522,15 +551,14 @@ fn value_memory(
             };
             ROBJ + QUICKLIST + nodes * QUICKLIST_NODE + allocs - saving
         }
-        (RedisType::Set, "intset") => {
+        Encoding::Intset => {
             let bytes = match (vt, m.blob_bytes) {
                 (ValueType::SetIntset, Some(b)) => b,
                 _ => 8 + n * m.int_width.max(2),
             };
             ROBJ + a.class(bytes)
         }
-        (RedisType::Set, "listpack") => ROBJ + a.class(listpack(vt == ValueType::SetListpack)),
-        (RedisType::Set, _) => {
+        Encoding::Hashtable if vt.redis_type() == RedisType::Set => {
             // An all-integer set began as an intset, converted with a presized dict.
             let limit = profile.limits.set_max_intset_entries;
             let growth = if s.all_integers && n > limit {
@@ -552,10 +580,31 @@ fn value_memory(
             };
             ROBJ + DICT + 8 * b + entries + m.member_sds
         }
-        (RedisType::ZSet, "listpack" | "ziplist") => {
-            ROBJ + a.class(listpack(vt == ValueType::ZSetListpack))
+        // Hashes, and the zipmaps of servers before 2.6 (sized as hash tables).
+        Encoding::Hashtable | Encoding::Zipmap => {
+            let fields = if profile.family == Family::Redis && profile.version >= Version(7, 4, 0) {
+                m.field_mstr
+            } else {
+                m.member_sds
+            };
+            // Converted when it outgrew the listpack (presized), or at a long element; then
+            // each HSET finds and adds.
+            let limit = profile.limits.hash_max_listpack_entries;
+            let growth = if s.largest_element > profile.limits.hash_max_listpack_value {
+                Growth {
+                    size: 0,
+                    steps: |_, _| 2,
+                }
+            } else {
+                Growth {
+                    size: buckets(limit + 1),
+                    steps: |_, _| 2,
+                }
+            };
+            let b = grown_buckets(profile, n, growth);
+            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
         }
-        (RedisType::ZSet, _) => {
+        Encoding::Skiplist => {
             ROBJ + ZSET
                 + ZSKIPLIST
                 + DICT
@@ -579,50 +628,23 @@ fn value_memory(
                 + n * DICT_ENTRY
                 + (n * expected_skiplist_node_millis(a)).div_ceil(1000)
         }
-        (RedisType::Hash, "listpack" | "ziplist") => {
-            ROBJ + a.class(listpack(vt == ValueType::HashListpack))
-        }
         // Estimates (no Redis 8.10 server measured): the values listpack as the dump holds
         // it, or `hashTemplateArray` (template pointer, one sds pointer per field) and the
         // values. The shared template itself is not counted per key.
-        (RedisType::Hash, "template-listpack") => ROBJ + a.class(listpack(true)),
-        (RedisType::Hash, "template-array") => {
+        Encoding::TemplateListpack => ROBJ + a.class(listpack(true)),
+        Encoding::TemplateArray => {
             ROBJ + a.class(TEMPLATE_ARRAY.saturating_add(n.saturating_mul(8))) + m.value_sds
         }
-        (RedisType::Hash, "listpackex") => {
+        Encoding::Listpackex => {
             let same = matches!(
                 vt,
                 ValueType::HashListpackEx | ValueType::HashListpackExPreGa
             );
             ROBJ + a.class(LISTPACK_EX) + a.class(listpack(same))
         }
-        (RedisType::Hash, _) => {
-            let fields = if profile.family == Family::Redis && profile.version >= Version(7, 4, 0) {
-                m.field_mstr
-            } else {
-                m.member_sds
-            };
-            // Converted when it outgrew the listpack (presized), or at a long element; then
-            // each HSET finds and adds.
-            let limit = profile.limits.hash_max_listpack_entries;
-            let growth = if s.largest_element > profile.limits.hash_max_listpack_value {
-                Growth {
-                    size: 0,
-                    steps: |_, _| 2,
-                }
-            } else {
-                Growth {
-                    size: buckets(limit + 1),
-                    steps: |_, _| 2,
-                }
-            };
-            let b = grown_buckets(profile, n, growth);
-            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
-        }
-        (RedisType::Stream, _) => stream_usage(profile, s, m),
+        Encoding::Stream => stream_usage(profile, s, m),
         // An estimate: see `array`.
-        (RedisType::Array, _) => ROBJ + m.array.bytes(a),
-        (RedisType::Module, _) => 0,
+        Encoding::SlicedArray => ROBJ + m.array.bytes(a),
     }
 }
 

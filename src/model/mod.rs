@@ -1,5 +1,5 @@
 //! The model: what the server that loads a dump makes of each value. [`server`] is that
-//! server (family, version, thresholds, allocator) and the encoding it gives a value;
+//! server (family, version, thresholds, allocator) and the [`encoding`] it gives a value;
 //! [`memory`] the bytes it holds for it, from the [`facts`] the decoder's walk reports
 //! through [`crate::rdb::ValueSink`].
 //!
@@ -7,6 +7,7 @@
 
 pub mod allocator;
 pub mod array;
+pub mod encoding;
 pub mod facts;
 pub mod memory;
 pub mod server;

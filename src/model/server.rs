@@ -7,6 +7,7 @@
 //! compiled-in defaults (read with `CONFIG GET` on Debian's 7.0.15) unless overridden.
 
 use super::allocator::{sds_header, Allocator};
+use super::encoding::Encoding;
 use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
 
 #[derive(
@@ -180,11 +181,11 @@ impl ServerProfile {
     }
 
     /// Listpack-based compact encodings arrived in 7.0; before, the same role was ziplist's.
-    fn compact(&self) -> &'static str {
+    fn compact(&self) -> Encoding {
         if self.at_least(7, 0) {
-            "listpack"
+            Encoding::Listpack
         } else {
-            "ziplist"
+            Encoding::Ziplist
         }
     }
 
@@ -194,27 +195,27 @@ impl ServerProfile {
     }
 
     /// What `OBJECT ENCODING` would answer for this value, under a key of `key_len` bytes,
-    /// once this server loaded it: one of [`ENCODINGS`].
-    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary, key_len: u64) -> &'static str {
+    /// once this server loaded it.
+    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary, key_len: u64) -> Encoding {
         use ValueType::*;
         let l = &self.limits;
         let elements = s.elements.unwrap_or(0);
         match vt.redis_type() {
             RedisType::String => {
                 if s.string_is_integer {
-                    "int"
+                    Encoding::Int
                 } else if self.embeds_string(elements, key_len) {
-                    "embstr"
+                    Encoding::Embstr
                 } else {
-                    "raw"
+                    Encoding::Raw
                 }
             }
             RedisType::List => {
                 if !self.at_least(3, 2) {
                     return if elements <= 512 && s.largest_element <= 64 {
-                        "ziplist"
+                        Encoding::Ziplist
                     } else {
-                        "linkedlist"
+                        Encoding::Linkedlist
                     };
                 }
                 let single_node = match vt {
@@ -224,23 +225,25 @@ impl ServerProfile {
                 let fits = s.listpack_estimate.saturating_add(7) <= l.list_node_bytes()
                     && elements <= l.list_node_entries();
                 if self.listpack_lists_and_sets() && single_node && fits {
-                    "listpack"
+                    Encoding::Listpack
                 } else {
-                    "quicklist"
+                    Encoding::Quicklist
                 }
             }
             RedisType::Set => match vt {
-                SetIntset if elements <= l.set_max_intset_entries => "intset",
-                SetListpack if elements <= l.set_max_listpack_entries => "listpack",
-                SetPlain if elements <= l.set_max_intset_entries && s.all_integers => "intset",
+                SetIntset if elements <= l.set_max_intset_entries => Encoding::Intset,
+                SetListpack if elements <= l.set_max_listpack_entries => Encoding::Listpack,
+                SetPlain if elements <= l.set_max_intset_entries && s.all_integers => {
+                    Encoding::Intset
+                }
                 SetPlain
                     if self.listpack_lists_and_sets()
                         && elements <= l.set_max_listpack_entries
                         && s.largest_element <= l.set_max_listpack_value =>
                 {
-                    "listpack"
+                    Encoding::Listpack
                 }
-                _ => "hashtable",
+                _ => Encoding::Hashtable,
             },
             RedisType::ZSet => {
                 let fits = match vt {
@@ -253,7 +256,7 @@ impl ServerProfile {
                 if fits {
                     self.compact()
                 } else {
-                    "skiplist"
+                    Encoding::Skiplist
                 }
             }
             RedisType::Hash => {
@@ -264,10 +267,10 @@ impl ServerProfile {
                     HashTemplateListpack { .. }
                         if count_fits && s.largest_value <= l.hash_max_listpack_value =>
                     {
-                        return "template-listpack"
+                        return Encoding::TemplateListpack
                     }
                     HashTemplateListpack { .. } | HashTemplateArray { .. } => {
-                        return "template-array"
+                        return Encoding::TemplateArray
                     }
                     _ => {}
                 }
@@ -285,18 +288,18 @@ impl ServerProfile {
                         | ValkeyHash2
                 );
                 if !fits || (with_ttl && self.family == Family::Valkey) {
-                    "hashtable"
+                    Encoding::Hashtable
                 } else if with_ttl {
-                    "listpackex"
+                    Encoding::Listpackex
                 } else if vt == HashZipmap && !self.at_least(2, 6) {
-                    "zipmap"
+                    Encoding::Zipmap
                 } else {
                     self.compact()
                 }
             }
-            RedisType::Stream => "stream",
-            RedisType::Array => "sliced-array",
-            RedisType::Module => "raw",
+            RedisType::Stream => Encoding::Stream,
+            RedisType::Array => Encoding::SlicedArray,
+            RedisType::Module => Encoding::Raw,
         }
     }
 }
@@ -322,32 +325,6 @@ pub fn rdb_versions_written(family: Family, version: Version) -> std::ops::Range
         _ if at_least(2, 6) => 6..=6,
         _ => 1..=5,
     }
-}
-
-/// Every name [`ServerProfile::loaded_encoding`] gives, and `""` (a key not modelled).
-pub const ENCODINGS: [&str; 17] = [
-    "",
-    "int",
-    "embstr",
-    "raw",
-    "ziplist",
-    "linkedlist",
-    "listpack",
-    "quicklist",
-    "intset",
-    "hashtable",
-    "skiplist",
-    "template-listpack",
-    "template-array",
-    "listpackex",
-    "zipmap",
-    "stream",
-    "sliced-array",
-];
-
-/// The static name of encoding `name`, when the memory model gives it.
-pub fn encoding_named(name: &str) -> Option<&'static str> {
-    ENCODINGS.into_iter().find(|e| *e == name)
 }
 
 /// How the allocator is chosen: `--allocator auto` (the default) or a named one.
@@ -575,7 +552,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            p.loaded_encoding(ValueType::ZSetBinary, &small, 1),
+            p.loaded_encoding(ValueType::ZSetBinary, &small, 1).name(),
             "listpack"
         );
         let long_member = ValueSummary {
@@ -583,12 +560,13 @@ mod tests {
             ..small.clone()
         };
         assert_eq!(
-            p.loaded_encoding(ValueType::ZSetBinary, &long_member, 1),
+            p.loaded_encoding(ValueType::ZSetBinary, &long_member, 1)
+                .name(),
             "skiplist"
         );
         let old = ServerProfile::detect(Flavor::Redis, 9, Some("5.0.7"), None);
         assert_eq!(
-            old.loaded_encoding(ValueType::ZSetBinary, &small, 1),
+            old.loaded_encoding(ValueType::ZSetBinary, &small, 1).name(),
             "ziplist"
         );
     }

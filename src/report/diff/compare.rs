@@ -12,6 +12,7 @@ use super::run_summary::{
     RunCounts, RunFile, RunFinding, RunGroup, RunGroupTable, RunLint, RunPatternEncodings,
     RunSummary, RunTableBounds, RunTopKey,
 };
+use crate::model::encoding::Encoding;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -869,12 +870,10 @@ fn lint_change(old: &RunSummary, new: &RunSummary) -> Option<LintChange> {
     Some(out)
 }
 
-/// Encodings a server keeps small values in until a threshold is crossed.
+/// Whether a summary's encoding name is one a server keeps small values in until a
+/// threshold is crossed.
 fn compact(encoding: &str) -> bool {
-    matches!(
-        encoding,
-        "listpack" | "listpackex" | "ziplist" | "intset" | "zipmap"
-    )
+    Encoding::from_name(encoding).is_some_and(Encoding::is_compact)
 }
 
 fn crossings(

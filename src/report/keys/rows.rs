@@ -204,7 +204,7 @@ fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     push_decimal(out, k.memory_bytes);
     out.push(b',');
-    out.extend_from_slice(k.encoding.as_bytes());
+    out.extend_from_slice(k.encoding.name().as_bytes());
     out.push(b',');
     opt_num(out, k.elements);
     out.push(b',');

@@ -12,6 +12,7 @@ use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopKey, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
+use crate::model::encoding::Encoding;
 use crate::rdb::RedisType;
 use crate::report::escape::{escape_key, text_and_base64};
 use crate::scan::ChecksumVerdict;
@@ -154,7 +155,7 @@ pub struct TypeJson {
 pub struct EncodingJson {
     #[serde(rename = "type")]
     pub type_name: String,
-    pub encoding: &'static str,
+    pub encoding: Encoding,
     #[serde(flatten)]
     pub counts: CountsJson,
 }
@@ -407,7 +408,7 @@ pub struct TopKeyJson {
     pub key_base64: Option<String>,
     #[serde(rename = "type")]
     pub type_name: String,
-    pub encoding: &'static str,
+    pub encoding: Encoding,
     pub elements: Option<u64>,
     pub serialized_bytes: u64,
     pub memory_bytes: u64,
@@ -665,7 +666,7 @@ pub fn build_with_rows(
             .iter()
             .map(|(t, e, c)| EncodingJson {
                 type_name: t.name().into_owned(),
-                encoding: e,
+                encoding: *e,
                 counts: c.into(),
             })
             .collect(),
