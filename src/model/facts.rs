@@ -13,10 +13,10 @@ use std::borrow::Cow;
 #[derive(Clone, Debug)]
 pub struct MemoryFacts {
     /// The rounding every allocation below is summed with.
-    pub alloc: Allocator,
+    alloc: Allocator,
     /// Elements up to which a listpack read from the dump stays a listpack on load; the
     /// hash-table allocations of its elements are only summed past it (0 = always).
-    pub compact_limit: u64,
+    compact_limit: u64,
     /// Σ allocations of set members, zset members and hash fields as sds strings.
     pub member_sds: u64,
     /// Σ allocations of hash fields as Redis 7.4+ `mstr` fields (with TTL metadata).
@@ -64,7 +64,7 @@ pub struct MemoryFacts {
     /// excluded: what `list-compress-depth 1` would save.
     pub compressed_node_saving: u64,
     /// The saving of the latest compressed node, not yet known to be an inner one.
-    pub pending_node_saving: u64,
+    pending_node_saving: u64,
     /// A sparse array's slices, directory and heap strings.
     pub array: ArrayFacts,
 }
