@@ -40,15 +40,6 @@ pub enum ChecksumVerdict {
     NotChecked,
 }
 
-/// Why a scan stopped early.
-#[derive(Debug)]
-pub enum Stop {
-    /// The dump is damaged; the key before it, if any, was the last one read whole.
-    Corrupt(DecodeError),
-    /// The consumer failed (e.g. a write error); passed through untouched.
-    Consumer(std::io::Error),
-}
-
 #[derive(Debug)]
 pub struct DumpInfo {
     pub header: Option<Header>,
@@ -321,47 +312,6 @@ impl<'data> DumpScan<'data> {
             .map(|(db, key)| (db, key.to_cow().map(|k| k.into_owned()).unwrap_or_default()));
         self.info
     }
-}
-
-/// The whole pass with a per-key callback, for callers that need no batching.
-/// `on_key` sees every key with the server profile it was read under.
-pub fn scan<'data, F>(
-    data: &'data [u8],
-    verify_checksum: bool,
-    mut on_key: F,
-) -> (DumpInfo, Option<Stop>)
-where
-    F: FnMut(&ServerProfile, &KeyRecord<'data>) -> Result<(), Stop>,
-{
-    let mut dump = DumpScan::new(data);
-    let stop = (|| {
-        let mut batch = Vec::new();
-        let mut handed = 0u64;
-        let mut last_handed = None;
-        loop {
-            batch.clear();
-            let more = dump.next_batch(&mut batch, 1024);
-            if let Some(profile) = dump.profile() {
-                for record in &batch {
-                    if let Err(stop) = on_key(&profile, record) {
-                        // The failing key and those scanned after it do not count as read.
-                        dump.info.keys = handed;
-                        dump.last_key = last_handed;
-                        if let Stop::Corrupt(e) = &stop {
-                            dump.info.error = Some(e.clone());
-                        }
-                        return Some(stop);
-                    }
-                    handed = handed.saturating_add(1);
-                    last_handed = Some((record.db, record.key));
-                }
-            }
-            if !more {
-                return dump.info.error.clone().map(Stop::Corrupt);
-            }
-        }
-    })();
-    (dump.finish(verify_checksum, None), stop)
 }
 
 /// The library name from a function library's code (`#!lua name=mylib`).

@@ -5,11 +5,10 @@
 
 mod common;
 
-use common::dumps_in;
+use common::{dumps_in, scan_dump};
 use rdbscope::analyze::KeyStats;
 use rdbscope::model::allocator::Allocator;
 use rdbscope::rdb::Scratch;
-use rdbscope::scan::scan;
 use std::collections::BTreeMap;
 
 struct Error {
@@ -47,7 +46,7 @@ fn measure() -> BTreeMap<String, Vec<Error>> {
         let bytes = std::fs::read(&dump).unwrap();
         let mut scratch = Scratch::default();
         let mut errors = Vec::new();
-        let (_, stop) = scan(&bytes, false, |profile, record| {
+        let stop = scan_dump(&bytes, false, |profile, record| {
             let mut profile = *profile;
             // Debian's 7.0.15 package links the system jemalloc (16-byte quantum); the
             // other servers were built from source with the bundled one.
@@ -72,7 +71,8 @@ fn measure() -> BTreeMap<String, Vec<Error>> {
                 server: t["memory_usage"].as_u64().unwrap(),
             });
             Ok(())
-        });
+        })
+        .error;
         assert!(stop.is_none());
         by_version.entry(version).or_default().extend(errors);
     }

@@ -5,11 +5,11 @@
 mod common;
 mod craft;
 
-use common::{read_rows, testdata};
+use common::{read_rows, scan_dump, testdata};
 use craft::{listpack, ArrayValue, Entry, Rdb};
 use rdbscope::analyze::KeyStats;
 use rdbscope::rdb::{DecodeError, Scratch};
-use rdbscope::scan::{scan, ChecksumVerdict, Stop};
+use rdbscope::scan::ChecksumVerdict;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -29,8 +29,8 @@ fn rdbscope(args: &[&str]) -> Output {
 fn stats(bytes: &[u8]) -> (Vec<KeyStats<'_>>, Option<DecodeError>) {
     let mut scratch = Scratch::default();
     let mut keys = Vec::new();
-    let (info, _) = scan(bytes, true, |profile, record| {
-        keys.push(KeyStats::from_record(record, profile, &mut scratch).map_err(Stop::Corrupt)?);
+    let info = scan_dump(bytes, true, |profile, record| {
+        keys.push(KeyStats::from_record(record, profile, &mut scratch)?);
         Ok(())
     });
     (keys, info.error)

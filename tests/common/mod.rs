@@ -3,8 +3,9 @@
 #![allow(dead_code)]
 
 use rdbscope::analyze::KeyStats;
-use rdbscope::rdb::Scratch;
-use rdbscope::scan::{scan, DumpInfo, Stop};
+use rdbscope::model::server::ServerProfile;
+use rdbscope::rdb::{DecodeError, KeyRecord, Scratch};
+use rdbscope::scan::{DumpInfo, DumpScan};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -71,12 +72,52 @@ pub struct Row {
     pub serialized_bytes: u64,
 }
 
-/// Reads every key of a dump in-process.
-pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<Stop>) {
+/// Every key of `bytes` in file order, with the server profile it was read under, through
+/// the pass's scanner in batches. `on_key` failing (on a damaged value) ends the scan: the
+/// info then says so and counts only the keys before that one, as the pass reports it.
+pub fn scan_dump<'data>(
+    bytes: &'data [u8],
+    verify_checksum: bool,
+    mut on_key: impl FnMut(&ServerProfile, &KeyRecord<'data>) -> Result<(), DecodeError>,
+) -> DumpInfo {
+    let mut scan = DumpScan::new(bytes);
+    let mut batch = Vec::new();
+    let mut handed = 0u64;
+    let mut last_handed: Option<KeyRecord<'data>> = None;
+    let mut failed = None;
+    'batches: loop {
+        batch.clear();
+        let more = scan.next_batch(&mut batch, 1024);
+        if let Some(profile) = scan.profile() {
+            for record in &batch {
+                if let Err(e) = on_key(&profile, record) {
+                    failed = Some(e);
+                    break 'batches;
+                }
+                handed += 1;
+                last_handed = Some(*record);
+            }
+        }
+        if !more {
+            break;
+        }
+    }
+    let mut info = scan.finish(verify_checksum, None);
+    if let Some(e) = failed {
+        info.keys = handed;
+        info.last_key =
+            last_handed.map(|k| (k.db, k.key.to_cow().unwrap_or_default().into_owned()));
+        info.error = Some(e);
+    }
+    info
+}
+
+/// Reads every key of a dump in-process, with the error that stopped the scan if any.
+pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<DecodeError>) {
     let mut scratch = Scratch::default();
     let mut rows = Vec::new();
-    let (info, stop) = scan(bytes, true, |profile, record| {
-        let k = KeyStats::from_record(record, profile, &mut scratch).map_err(Stop::Corrupt)?;
+    let info = scan_dump(bytes, true, |profile, record| {
+        let k = KeyStats::from_record(record, profile, &mut scratch)?;
         rows.push(Row {
             db: k.db,
             key: k.key.to_vec(),
@@ -90,6 +131,7 @@ pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<Stop>) {
         });
         Ok(())
     });
+    let stop = info.error.clone();
     (rows, info, stop)
 }
 
