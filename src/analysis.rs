@@ -1,13 +1,16 @@
-//! Analysing dumps into aggregates: one pass per dump on the rayon pool, several dumps
-//! (one per cluster shard) merged into one result with a per-file summary.
+//! The one driver every command's dumps go through: for each dump in turn, open it, check
+//! the user's overrides against it, choose its allocator, read its profile, run the
+//! pipeline, and report damage and a checksum mismatch; several dumps (one per cluster
+//! shard) give one result with a per-file summary.
 //!
-//! Each pool thread folds the keys it analyses into its own aggregator (a
-//! [`ThreadLocal`]), so an aggregator's tables fill once per thread rather than once per
-//! chunk of keys, and nothing is merged on the scanning thread while the scan runs. After
-//! the pass the per-thread aggregators are merged with `+=`: sums do not depend on which
-//! thread saw which key, and every aggregator is built to give the same answer whatever
-//! the split (see `analyze::groups` and `analyze::top`). The chunk values the pipeline
-//! hands back in file order carry only what must stay ordered: the `keys.csv` rows and the
+//! Each dump's keys flow two ways. Unordered, into aggregates: each pool thread folds the
+//! keys it analyses into its own aggregator (a [`ThreadLocal`]), so an aggregator's tables
+//! fill once per thread rather than once per chunk of keys, and nothing is merged on the
+//! scanning thread while the scan runs. After the pass the per-thread aggregators are
+//! merged with `+=`: sums do not depend on which thread saw which key, and every aggregator
+//! is built to give the same answer whatever the split (see `analyze::groups` and
+//! `analyze::top`). Ordered, as rows: the chunk values the pipeline hands back in file
+//! order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
 //! bytes done for the progress bar.
 
 use crate::allocator_detection::{choose_allocator, AllocatorChoice};
@@ -17,7 +20,7 @@ use crate::input::Dump;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pipeline::{self, Folding, Options};
 use crate::progress::Progress;
-use crate::report::keys::sinks::{RowBatch, RowBuilder, RowSinks};
+use crate::row_sink::{NoRows, RowBuild, RowSink};
 use crate::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use std::cell::RefCell;
 use std::io;
@@ -92,9 +95,46 @@ impl<A> Analysis<A> {
     }
 }
 
+/// A dump ready for its pass: the user's overrides checked against what it says before its
+/// first key, its allocator chosen, its `ctime` and server profile read from its aux fields.
+pub struct PreparedDump {
+    pub name: String,
+    pub dump: Dump,
+    pub allocator: AllocatorChoice,
+    /// The run's options, with the allocator chosen for this dump.
+    pub options: Options,
+    /// The `ctime` aux field.
+    pub ctime: Option<i64>,
+    /// The server profile of the aux fields before the first key, with the overrides.
+    pub profile: Option<ServerProfile>,
+}
+
+impl PreparedDump {
+    /// Prepares `dump` (named `name` in messages) for a pass with `options`; an error when
+    /// `--redis-version` names a server that does not write the dump's RDB version.
+    pub fn new(dump: Dump, name: String, options: &Options) -> io::Result<Self> {
+        check_overrides(&dump, &options.overrides)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
+        let allocator = choose_allocator(&dump, &options.overrides);
+        let options = Options {
+            overrides: allocator.apply_to(&options.overrides),
+            ..options.clone()
+        };
+        let (ctime, profile) = dump_context(&dump, &options.overrides);
+        Ok(PreparedDump {
+            name,
+            dump,
+            allocator,
+            options,
+            ctime,
+            profile,
+        })
+    }
+}
+
 /// What a pool task hands back, in file order.
-struct Chunk {
-    rows: Option<RowBatch>,
+struct Chunk<R> {
+    rows: Option<R>,
     bytes: u64,
 }
 
@@ -126,6 +166,88 @@ pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
     })
 }
 
+/// What the pool folds one dump's keys into beside the rows.
+trait DumpFold: Sync {
+    /// What the folding leaves once the pass is over.
+    type Folded;
+    /// Whether keys are folded at all (a pass that folded keys past a damaged value is
+    /// folded again up to it).
+    const FOLDS: bool;
+    fn add(&self, key: &KeyStats<'_>);
+    fn prefetch(&self, key: &KeyStats<'_>);
+    /// The threads' shares merged.
+    fn merged(self) -> Self::Folded;
+    /// The totals the per-file summary shows.
+    fn totals(folded: &Self::Folded) -> Totals;
+}
+
+/// An aggregator per pool thread, built by `make` and merged after the pass.
+struct PerThread<A: Send, M> {
+    locals: ThreadLocal<RefCell<A>>,
+    make: M,
+}
+
+impl<A: Aggregator, M: Fn() -> A + Sync> PerThread<A, M> {
+    fn new(make: M) -> Self {
+        PerThread {
+            locals: ThreadLocal::new(),
+            make,
+        }
+    }
+
+    #[inline]
+    fn local(&self) -> &RefCell<A> {
+        self.locals.get_or(|| RefCell::new((self.make)()))
+    }
+}
+
+impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerThread<A, M> {
+    type Folded = A;
+    const FOLDS: bool = true;
+
+    #[inline]
+    fn add(&self, key: &KeyStats<'_>) {
+        self.local().borrow_mut().add(key);
+    }
+
+    #[inline]
+    fn prefetch(&self, key: &KeyStats<'_>) {
+        self.local().borrow().prefetch(key);
+    }
+
+    fn merged(self) -> A {
+        let mut aggregate = (self.make)();
+        for local in self.locals {
+            aggregate += local.into_inner();
+        }
+        aggregate
+    }
+
+    fn totals(folded: &A) -> Totals {
+        folded.totals().clone()
+    }
+}
+
+/// Nothing folded: a pass that only writes rows (`keys`).
+struct NoFold;
+
+impl DumpFold for NoFold {
+    type Folded = ();
+    const FOLDS: bool = false;
+
+    #[inline]
+    fn add(&self, _: &KeyStats<'_>) {}
+
+    #[inline]
+    fn prefetch(&self, _: &KeyStats<'_>) {}
+
+    fn merged(self) {}
+
+    fn totals((): &()) -> Totals {
+        Totals::default()
+    }
+}
+
 /// Analyses `dumps` in order, each on the whole pool. `make` builds an empty aggregator
 /// for keys from `source`. Damage and checksum failures are reported on stderr and in the
 /// summaries; a dump that cannot be opened is skipped with its error recorded.
@@ -133,31 +255,78 @@ pub fn analyze<A: Aggregator>(
     dumps: &[PathBuf],
     options: &Options,
     progress: &Progress,
-    mut rows: Option<&mut RowSinks<'_>>,
+    make: impl Fn(Source) -> A + Sync,
+) -> io::Result<Analysis<A>> {
+    analyze_writing(dumps, options, progress, None::<&mut NoRows>, make)
+}
+
+/// [`analyze`], the rows of the keys that pass the filters written to `rows` in file order
+/// in the same pass.
+pub fn analyze_writing<A: Aggregator>(
+    dumps: &[PathBuf],
+    options: &Options,
+    progress: &Progress,
+    rows: Option<&mut impl RowSink>,
     make: impl Fn(Source) -> A + Sync,
 ) -> io::Result<Analysis<A>> {
     let mut merged = merge_target(&make);
+    let make = &make;
+    let files = each_dump(
+        dumps,
+        options,
+        progress,
+        rows,
+        |source| PerThread::new(move || make(source)),
+        |aggregate| merged += aggregate,
+    )?;
+    Ok(Analysis { files, merged })
+}
+
+/// The rows of every key of `dumps` that passes the filters, to `rows` in file order;
+/// nothing aggregated. Damage and checksum failures are reported as by [`analyze`].
+pub fn write_rows(
+    dumps: &[PathBuf],
+    options: &Options,
+    progress: &Progress,
+    rows: &mut impl RowSink,
+) -> io::Result<Analysis<()>> {
+    let files = each_dump(dumps, options, progress, Some(rows), |_| NoFold, |()| ())?;
+    Ok(Analysis { files, merged: () })
+}
+
+/// Every dump through [`pass_one`] in order; `merge` takes what each one folded.
+fn each_dump<F: DumpFold, S: RowSink>(
+    dumps: &[PathBuf],
+    options: &Options,
+    progress: &Progress,
+    mut rows: Option<&mut S>,
+    fold: impl Fn(Source) -> F,
+    mut merge: impl FnMut(F::Folded),
+) -> io::Result<Vec<FileSummary>> {
     let mut files = Vec::with_capacity(dumps.len());
     for (index, path) in dumps.iter().enumerate() {
-        let (summary, aggregate) =
-            analyze_one(index, path, options, progress, rows.as_deref_mut(), &make)?;
-        if let Some(a) = aggregate {
-            merged += a;
+        let (summary, folded) =
+            pass_one(index, path, options, progress, rows.as_deref_mut(), &fold)?;
+        if let Some(folded) = folded {
+            merge(folded);
         }
         files.push(summary);
     }
     progress.finish();
-    Ok(Analysis { files, merged })
+    Ok(files)
 }
 
-fn analyze_one<A: Aggregator>(
+/// One dump: opened and prepared, its keys folded by what `fold` makes and their rows
+/// written to `rows`, what stopped the pass and a checksum mismatch reported (after the
+/// rows before them). The fold is `None` when the dump could not be opened.
+fn pass_one<F: DumpFold, S: RowSink>(
     index: usize,
     path: &Path,
     options: &Options,
     progress: &Progress,
-    rows: Option<&mut RowSinks<'_>>,
-    make: &(impl Fn(Source) -> A + Sync),
-) -> io::Result<(FileSummary, Option<A>)> {
+    mut rows: Option<&mut S>,
+    fold: &impl Fn(Source) -> F,
+) -> io::Result<(FileSummary, Option<F::Folded>)> {
     let name = path.display().to_string();
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool) {
@@ -174,22 +343,20 @@ fn analyze_one<A: Aggregator>(
     if path == Path::new("-") {
         progress.add_length(dump.len() as u64);
     }
-    check_overrides(&dump, &options.overrides)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
-    let allocator = choose_allocator(&dump, &options.overrides);
-    let options = &Options {
-        overrides: allocator.apply_to(&options.overrides),
-        ..options.clone()
-    };
-    let (ctime, profile) = dump_context(&dump, &options.overrides);
+    let prepared = PreparedDump::new(dump, name, options)?;
+    let (dump, options) = (&prepared.dump, &prepared.options);
     let source = Source {
         file: index,
-        reference_ms: ctime.map_or_else(now_ms, |s| s.saturating_mul(1000)),
-        profile,
+        reference_ms: prepared
+            .ctime
+            .map_or_else(now_ms, |s| s.saturating_mul(1000)),
+        profile: prepared.profile,
     };
-    let rows = rows.map(|sinks| (sinks.builder(&name), sinks));
-    let (pass, mut aggregate) = fold_pass(&dump, options, Some(progress), rows, || make(source))?;
-    if let Some(damage) = pass.damage.as_ref().filter(|d| d.folded_past) {
+    let written = rows
+        .as_deref_mut()
+        .map(|sinks| (sinks.builder(&prepared.name), sinks));
+    let (pass, mut folded) = fold_pass(dump, options, Some(progress), written, fold(source))?;
+    if let Some(damage) = pass.damage.as_ref().filter(|d| F::FOLDS && d.folded_past) {
         // The value found damaged was analysed beside keys after it, which the aggregates
         // took in although no row was written for them: fold again, up to the damage.
         let up_to_damage = Options {
@@ -197,17 +364,26 @@ fn analyze_one<A: Aggregator>(
             key_limit: Some(damage.keys_read),
             ..options.clone()
         };
-        aggregate = fold_pass(&dump, &up_to_damage, None, None, || make(source))?.1;
+        let no_rows = None::<(S::Builder, &mut S)>;
+        folded = fold_pass(dump, &up_to_damage, None, no_rows, fold(source))?.1;
     }
     let info = pass.info;
+    let mismatch = match info.checksum {
+        ChecksumVerdict::Mismatch { stored, computed } => Some((stored, computed)),
+        _ => None,
+    };
+    if let (true, Some(sinks)) = (pass.damage.is_some() || mismatch.is_some(), rows) {
+        sinks.flush()?;
+    }
     let error = pass.damage.map(|d| {
         let described = d.describe();
-        progress.error(&format!("rdbscope: {name}: {described}"));
+        progress.error(&format!("rdbscope: {}: {described}", prepared.name));
         described
     });
-    if let ChecksumVerdict::Mismatch { stored, computed } = info.checksum {
+    if let Some((stored, computed)) = mismatch {
         progress.error(&format!(
-            "rdbscope: {name}: CRC64 mismatch: trailer says {stored:016x}, content hashes to {computed:016x}"
+            "rdbscope: {}: CRC64 mismatch: trailer says {stored:016x}, content hashes to {computed:016x}",
+            prepared.name
         ));
     }
     let summary = FileSummary {
@@ -216,12 +392,12 @@ fn analyze_one<A: Aggregator>(
         server_version: info
             .aux_value("redis-ver")
             .or_else(|| info.aux_value("valkey-ver")),
-        ctime,
+        ctime: prepared.ctime,
         used_mem: info
             .aux_value("used-mem")
             .and_then(|v| v.trim().parse().ok()),
-        allocator: Some(allocator),
-        profile,
+        allocator: Some(prepared.allocator),
+        profile: prepared.profile,
         version_given: options.overrides.version.is_some(),
         config: options.overrides.config.clone(),
         file_bytes: info.file_bytes,
@@ -229,24 +405,21 @@ fn analyze_one<A: Aggregator>(
         reference_ms: source.reference_ms,
         checksum: info.checksum,
         error,
-        totals: aggregate.totals().clone(),
-        name,
+        totals: F::totals(&folded),
+        name: prepared.name,
     };
-    Ok((summary, Some(aggregate)))
+    Ok((summary, Some(folded)))
 }
 
-/// One pass over `dump` folding every key into per-thread aggregators from `make`, merged
-/// at the end; rows (built by the builder) go to the sinks and progress to `progress` when
-/// given.
-fn fold_pass<A: Aggregator>(
+/// One pass over `dump` folding every key into `fold`; rows (built by the builder) go to
+/// the sink and progress to `progress` when given.
+fn fold_pass<F: DumpFold, S: RowSink>(
     dump: &Dump,
     options: &Options,
     progress: Option<&Progress>,
-    rows: Option<(RowBuilder, &mut RowSinks<'_>)>,
-    make: impl Fn() -> A + Sync,
-) -> io::Result<(pipeline::Pass, A)> {
-    let locals: ThreadLocal<RefCell<A>> = ThreadLocal::new();
-    let local = || locals.get_or(|| RefCell::new(make()));
+    rows: Option<(S::Builder, &mut S)>,
+    fold: F,
+) -> io::Result<(pipeline::Pass, F::Folded)> {
     let (builder, mut sinks) = rows.unzip();
     let mut done = 0u64;
     let pass = pipeline::run(
@@ -254,17 +427,17 @@ fn fold_pass<A: Aggregator>(
         options,
         Folding {
             init: || Chunk {
-                rows: builder.as_ref().map(RowBuilder::start),
+                rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
             },
-            fold: |chunk: &mut Chunk, key: &KeyStats<'_>| {
+            fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
-                local().borrow_mut().add(key);
+                fold.add(key);
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
             },
-            prefetch: |_: &Chunk, key: &KeyStats<'_>| local().borrow().prefetch(key),
+            prefetch: |_: &Chunk<_>, key: &KeyStats<'_>| fold.prefetch(key),
         },
         |chunk| {
             if let Some(progress) = progress {
@@ -281,11 +454,7 @@ fn fold_pass<A: Aggregator>(
         // What the keys do not account for: header, aux fields, opcodes, skipped keys.
         progress.advance((dump.len() as u64).saturating_sub(done));
     }
-    let mut aggregate = make();
-    for local in locals {
-        aggregate += local.into_inner();
-    }
-    Ok((pass, aggregate))
+    Ok((pass, fold.merged()))
 }
 
 fn empty_summary(name: String) -> FileSummary {

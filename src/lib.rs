@@ -17,4 +17,5 @@ pub mod pipeline;
 pub mod progress;
 pub mod rdb;
 pub mod report;
+pub mod row_sink;
 pub mod scan;

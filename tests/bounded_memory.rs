@@ -85,7 +85,6 @@ fn analyse(dump: &Path, cap: usize) -> (analysis::Analysis<Aggregates>, usize) {
             &[dump.to_path_buf()],
             &Options::default(),
             &progress,
-            None,
             |source| Aggregates::new(&config, source),
         )
         .unwrap()

@@ -249,7 +249,7 @@ fn look_up(
     }
     let wanted = Arc::new(wanted);
     let quiet = Progress::new(crate::progress::ProgressMode::Never, 0);
-    let a = analysis::analyze(dumps, &options, &quiet, None, |s| Found {
+    let a = analysis::analyze(dumps, &options, &quiet, |s| Found {
         totals: Totals::default(),
         lookup: KeyLookup::new(wanted.clone(), s.file),
     })?;

@@ -1,13 +1,14 @@
 //! `rdbscope info`: what each dump says about itself.
 
 use super::{keep_verdict, Outcome};
-use crate::allocator_detection::{choose_allocator, AllocatorChoice};
+use crate::allocator_detection::AllocatorChoice;
+use crate::analysis::PreparedDump;
 use crate::input::{Dump, SpoolOptions};
 use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
 use crate::pipeline::{self, Folding, Options};
 use crate::report::info;
-use crate::scan::{check_overrides, ChecksumVerdict, DumpInfo, DumpScan};
+use crate::scan::{ChecksumVerdict, DumpInfo};
 use serde_json::Value;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -92,23 +93,21 @@ fn describe(
     let dump = Dump::open(path, &args.spool)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let name = dump.display_name();
-    let overrides = &args.overrides;
-    check_overrides(&dump, overrides)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
-    let allocator = choose_allocator(&dump, overrides);
     let options = Options {
         verify_checksum: true,
-        overrides: allocator.apply_to(overrides),
+        overrides: args.overrides.clone(),
         ..Options::default()
     };
-    let mut preamble = DumpScan::new(&dump);
-    preamble.read_preamble();
     // Keys are read under the profile of the dump's aux fields, so when there are keys
     // there is a profile; the per-db tables and the baseline are modelled with it too.
-    let profile = preamble
-        .info()
-        .profile()
-        .map(|p| options.overrides.apply(p));
+    let PreparedDump {
+        name,
+        dump,
+        allocator,
+        options,
+        profile,
+        ..
+    } = PreparedDump::new(dump, name, &options)?;
     let mut keys_bytes = 0u64;
     let pass = pipeline::run(
         &dump,

@@ -2,13 +2,11 @@
 
 use super::replace::replace_files;
 use super::Outcome;
-use crate::allocator_detection::choose_allocator;
-use crate::input::Dump;
-use crate::pipeline::{self, Folding, Options};
+use crate::analysis;
+use crate::pipeline::Options;
 use crate::progress::{Progress, ProgressMode};
 use crate::report::keys::rows::RowFormat;
-use crate::report::keys::sinks::{RowBatch, RowSinks};
-use crate::scan::{check_overrides, ChecksumVerdict};
+use crate::report::keys::sinks::RowSinks;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -41,61 +39,17 @@ fn write_rows(
     text: Option<RowFormat>,
     out: &mut (dyn Write + Send),
 ) -> io::Result<Outcome> {
-    let options = &args.options;
     let several = args.dumps.len() > 1;
     let mut sinks = match text {
         Some(format) => RowSinks::begin(Some((format, out)), None, several)?,
         None => RowSinks::begin(None, Some(out), several)?,
     };
-    let mut outcome = Outcome::Clean;
     let progress = Progress::for_files(args.progress, &args.dumps);
-    for path in &args.dumps {
-        let dump = match Dump::open(path, &options.spool) {
-            Ok(d) => d,
-            Err(e) => {
-                progress.error(&format!("rdbscope: {}: {e}", path.display()));
-                outcome = Outcome::Failed;
-                continue;
-            }
-        };
-        let name = dump.display_name();
-        progress.set_message(&name);
-        check_overrides(&dump, &options.overrides)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
-        let options = Options {
-            overrides: choose_allocator(&dump, &options.overrides).apply_to(&options.overrides),
-            ..options.clone()
-        };
-        let rows = sinks.builder(&name);
-        let pass = pipeline::run(
-            &dump,
-            &options,
-            Folding::new(
-                || (rows.start(), 0u64),
-                |(batch, bytes): &mut (RowBatch, u64), key| {
-                    rows.push(batch, key);
-                    *bytes += key.serialized_bytes;
-                },
-            ),
-            |(batch, bytes)| {
-                progress.advance(bytes);
-                sinks.batch(batch)
-            },
-        )?;
-        if let Some(damage) = &pass.damage {
-            sinks.flush()?;
-            progress.error(&format!("rdbscope: {name}: {}", damage.describe()));
-            outcome = Outcome::Failed;
-        }
-        if let ChecksumVerdict::Mismatch { stored, computed } = pass.info.checksum {
-            sinks.flush()?;
-            progress.error(&format!(
-                "rdbscope: {name}: CRC64 mismatch: trailer says {stored:016x}, content hashes to {computed:016x}"
-            ));
-            outcome = Outcome::Failed;
-        }
-    }
-    progress.finish();
+    let written = analysis::write_rows(&args.dumps, &args.options, &progress, &mut sinks)?;
     sinks.finish()?;
-    Ok(outcome)
+    Ok(if written.failed() {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    })
 }

@@ -43,7 +43,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         prefixes: args.prefixes.clone(),
     };
     let progress = Progress::for_files(args.progress, &args.dumps);
-    let analysis = analysis::analyze(&args.dumps, &args.options, &progress, None, |source| {
+    let analysis = analysis::analyze(&args.dumps, &args.options, &progress, |source| {
         Linted::new(&aggregates, &config, source)
     })?;
     let (analysis, report) = lint::evaluate(analysis);

@@ -106,7 +106,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     };
     let mut text = String::new();
     let (failed, written) = if args.patterns {
-        let a = analysis::analyze(&args.dumps, options, &progress, None, |_| Rollup {
+        let a = analysis::analyze(&args.dumps, options, &progress, |_| Rollup {
             totals: Totals::default(),
             groups: Patterns::new(config),
         })?;
@@ -139,7 +139,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         };
         (a.failed(), written)
     } else {
-        let a = analysis::analyze(&args.dumps, options, &progress, None, |_| Rollup {
+        let a = analysis::analyze(&args.dumps, options, &progress, |_| Rollup {
             totals: Totals::default(),
             groups: Prefixes::new(config),
         })?;

@@ -146,7 +146,7 @@ pub fn analyse_linted<E: KeyFold>(
         linted: Linted::new(settings.config, settings.lint, source),
         extra: extra(source),
     };
-    let a = analysis::analyze(dumps, settings.options, settings.progress, rows, make)?;
+    let a = analysis::analyze_writing(dumps, settings.options, settings.progress, rows, make)?;
     let Analysis { files, merged } = a;
     let WithExtra { linted, extra } = merged;
     let a = Analysis {

@@ -54,7 +54,7 @@ impl AddAssign for Ranking {
 pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     let options = &args.options;
     let progress = Progress::for_files(args.progress, &args.dumps);
-    let a = analysis::analyze(&args.dumps, options, &progress, None, |source| Ranking {
+    let a = analysis::analyze(&args.dumps, options, &progress, |source| Ranking {
         totals: Totals::default(),
         top: TopN::new(args.n, args.by, source.file),
     })?;

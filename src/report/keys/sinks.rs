@@ -4,12 +4,14 @@
 //!
 //! Rows are built on the pool worker that analysed the keys, one [`RowBatch`] per chunk
 //! ([`RowBuilder`], one per dump), and handed to the ordered writers ([`RowSinks`]) in
-//! file order: `begin` (the text header), `batch` per chunk, `finish`.
+//! file order: `begin` (the text header), `batch` per chunk, `finish`. They are the pass's
+//! [`RowSink`]: the pass drives them, through that trait, without knowing the formats.
 
 use super::parquet::{KeyColumns, ParquetKeys};
 use super::rows::RowFormat;
 use crate::analyze::KeyStats;
 use crate::report::escape::{escape_key, neutralize_formula};
+use crate::row_sink::{RowBuild, RowSink};
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -32,9 +34,10 @@ pub struct RowBuilder {
     parquet_file: Option<Arc<str>>,
 }
 
-impl RowBuilder {
-    /// A chunk's empty rows.
-    pub fn start(&self) -> RowBatch {
+impl RowBuild for RowBuilder {
+    type Rows = RowBatch;
+
+    fn start(&self) -> RowBatch {
         RowBatch {
             text: match self.text {
                 Some(_) => Vec::with_capacity(64 * 1024),
@@ -47,8 +50,7 @@ impl RowBuilder {
         }
     }
 
-    /// Appends the row of `k`.
-    pub fn push(&self, rows: &mut RowBatch, k: &KeyStats<'_>) {
+    fn push(&self, rows: &mut RowBatch, k: &KeyStats<'_>) {
         if let Some(format) = self.text {
             format.render(k, &self.file_cell, &mut rows.text);
         }
@@ -90,8 +92,20 @@ impl<'w> RowSinks<'w> {
         })
     }
 
-    /// How the pool builds the rows of the dump `name`.
-    pub fn builder(&self, name: &str) -> RowBuilder {
+    /// Completes the outputs (the Parquet footer) and flushes them.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.flush()?;
+        if let Some(parquet) = self.parquet {
+            parquet.finish()?.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl RowSink for RowSinks<'_> {
+    type Builder = RowBuilder;
+
+    fn builder(&self, name: &str) -> RowBuilder {
         let text = self.text.as_ref().map(|(format, _)| *format);
         RowBuilder {
             text,
@@ -107,8 +121,7 @@ impl<'w> RowSinks<'w> {
         }
     }
 
-    /// Writes one chunk's rows after those before it.
-    pub fn batch(&mut self, rows: RowBatch) -> io::Result<()> {
+    fn batch(&mut self, rows: RowBatch) -> io::Result<()> {
         if let Some((_, out)) = &mut self.text {
             out.write_all(&rows.text)?;
         }
@@ -118,20 +131,11 @@ impl<'w> RowSinks<'w> {
         }
     }
 
-    /// Flushes the text rows (a damaged dump's rows are out before its error).
-    pub fn flush(&mut self) -> io::Result<()> {
+    /// The text rows (Parquet row groups are written whole).
+    fn flush(&mut self) -> io::Result<()> {
         match &mut self.text {
             Some((_, out)) => out.flush(),
             None => Ok(()),
         }
-    }
-
-    /// Completes the outputs (the Parquet footer) and flushes them.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.flush()?;
-        if let Some(parquet) = self.parquet {
-            parquet.finish()?.flush()?;
-        }
-        Ok(())
     }
 }
