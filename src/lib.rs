@@ -1,21 +1,33 @@
 //! rdbscope: an offline analyzer for Redis and Valkey RDB dumps.
 //!
-//! [`rdb`] decodes (zero-copy, bounds-checked), [`model`] models what a server would make
-//! of each value, [`analyze`] computes per-key statistics, [`report`] writes them.
+//! The layers, in the order data flows; each imports only those before it, and each
+//! folder's module doc says what it may import:
+//! 1. decode, [`rdb`]: zero-copy, bounds-checked readers of the on-disk structures;
+//! 2. model, [`model`]: what the server that loads a dump makes of each value (its
+//!    encoding, the memory it holds);
+//! 3. pass, [`pass`]: each dump read once and its keys analysed on the pool, the per-key
+//!    results folded into the aggregates and written as rows in file order;
+//! 4. aggregates, [`analyze`] and [`lint`]: the folds of the per-key statistics, and the
+//!    key-design rules;
+//! 5. outputs, [`report`]: summary.json, CSV, JSON Lines, Parquet, tables, report.html;
+//! 6. commands, [`commands`]: one module per command, driving the layers below.
+//!
+//! Beside them: [`flags`] builds the commands' configurations from the command line (for
+//! `main` alone), and [`invisible`] classifies the text that lint flags and every output
+//! escapes.
 
-pub mod allocator_detection;
-pub mod analysis;
-pub mod analyze;
-pub mod commands;
-pub mod filter;
-pub mod flags;
-pub mod input;
-pub mod invisible;
-pub mod lint;
-pub mod model;
-pub mod pipeline;
-pub mod progress;
 pub mod rdb;
+
+pub mod model;
+
+pub mod pass;
+
+pub mod analyze;
+pub mod lint;
+
 pub mod report;
-pub mod row_sink;
-pub mod scan;
+
+pub mod commands;
+
+pub mod flags;
+pub mod invisible;

@@ -10,11 +10,11 @@
 mod craft;
 
 use craft::Rdb;
-use rdbscope::analysis;
 use rdbscope::analyze::prefixes::PrefixConfig;
 use rdbscope::analyze::{AggregateConfig, Aggregates};
-use rdbscope::pipeline::Options;
-use rdbscope::progress::{Progress, ProgressMode};
+use rdbscope::pass::analysis;
+use rdbscope::pass::pipeline::Options;
+use rdbscope::pass::progress::{Progress, ProgressMode};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::io::BufWriter;

@@ -17,8 +17,8 @@ mod craft;
 
 use common::{rdb_files, scan_dump, testdata};
 use rdbscope::analyze::KeyStats;
+use rdbscope::pass::scan::{ChecksumVerdict, DumpInfo};
 use rdbscope::rdb::{DecodeError, Scratch};
-use rdbscope::scan::{ChecksumVerdict, DumpInfo};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{dumps_in, read_rows, testdata};
-use rdbscope::scan::ChecksumVerdict;
+use rdbscope::pass::scan::ChecksumVerdict;
 
 /// Dumps a correct reader must reject, and a phrase its error must contain.
 const REJECTED: &[(&str, &str)] = &[

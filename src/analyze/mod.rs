@@ -1,5 +1,8 @@
 //! Per-key statistics computed from the decoder's records, and the aggregators that fold
 //! them: plain structs with `add(&KeyStats)` and `+=`, bounded in memory.
+//!
+//! Layer: aggregates. May import the decoder (`rdb`), the `model`, the `pass` and
+//! `invisible`; never `lint`, `report`, `commands` or `flags`.
 
 #![deny(
     clippy::arithmetic_side_effects,

@@ -6,14 +6,14 @@
 
 use super::runs::{analyse_dumps, read_summary, DumpSettings, KeyFold, RunInput};
 use super::{keep_verdict, Outcome};
-use crate::analysis;
 use crate::analyze::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes};
 use crate::analyze::top::TopKey;
 use crate::analyze::totals::Totals;
 use crate::analyze::{AggregateConfig, Aggregator, KeyStats};
 use crate::lint::LintConfig;
-use crate::pipeline::Options;
-use crate::progress::{Progress, ProgressMode};
+use crate::pass::analysis;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::diff::compare::{compare, Diff, DiffOptions, ExactKeys, Side};
 use crate::report::diff::run_summary::{RunSummary, RunTopKey};
 use crate::report::diff::tables as diff_tables;
@@ -248,7 +248,7 @@ fn look_up(
         }
     }
     let wanted = Arc::new(wanted);
-    let quiet = Progress::new(crate::progress::ProgressMode::Never, 0);
+    let quiet = Progress::new(crate::pass::progress::ProgressMode::Never, 0);
     let a = analysis::analyze(dumps, &options, &quiet, |s| Found {
         totals: Totals::default(),
         lookup: KeyLookup::new(wanted.clone(), s.file),

@@ -1,14 +1,14 @@
 //! `rdbscope info`: what each dump says about itself.
 
 use super::{keep_verdict, Outcome};
-use crate::allocator_detection::AllocatorChoice;
-use crate::analysis::PreparedDump;
-use crate::input::{Dump, SpoolOptions};
 use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
-use crate::pipeline::{self, Folding, Options};
+use crate::pass::allocator_detection::AllocatorChoice;
+use crate::pass::analysis::PreparedDump;
+use crate::pass::input::{Dump, SpoolOptions};
+use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use crate::report::info;
-use crate::scan::{ChecksumVerdict, DumpInfo};
 use serde_json::Value;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

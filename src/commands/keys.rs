@@ -2,9 +2,9 @@
 
 use super::replace::replace_files;
 use super::Outcome;
-use crate::analysis;
-use crate::pipeline::Options;
-use crate::progress::{Progress, ProgressMode};
+use crate::pass::analysis;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::keys::rows::RowFormat;
 use crate::report::keys::sinks::RowSinks;
 use std::io::{self, Write};

@@ -3,12 +3,12 @@
 //! or above `--fail-on`, 2 when a dump could not be read whole.
 
 use super::{keep_verdict, Outcome};
-use crate::analysis;
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::AggregateConfig;
 use crate::lint::{self, LintConfig, Linted, Severity};
-use crate::pipeline::Options;
-use crate::progress::{Progress, ProgressMode};
+use crate::pass::analysis;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::lint as output;
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -7,11 +7,11 @@
 use super::report::{create_out_dir, write_report, Outputs, ReportFormat};
 use super::runs::{read_state, RunInput};
 use super::Outcome;
-use crate::analysis::{merge_target, Analysis, FileSummary};
 use crate::analyze::groups::SortBy;
 use crate::lint::Linted;
+use crate::pass::analysis::{merge_target, Analysis, FileSummary};
+use crate::pass::scan::ChecksumVerdict;
 use crate::report::run::state::RunState;
-use crate::scan::ChecksumVerdict;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -2,14 +2,14 @@
 //! `--patterns`, over every dump given.
 
 use super::{keep_verdict, ListFormat, Outcome};
-use crate::analysis;
 use crate::analyze::groups::SortBy;
 use crate::analyze::patterns::Patterns;
 use crate::analyze::prefixes::{PrefixConfig, Prefixes};
 use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
-use crate::pipeline::Options;
-use crate::progress::{Progress, ProgressMode};
+use crate::pass::analysis;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::escape::escape_key;
 use crate::report::run::notes::{cap_note, under_note};
 use crate::report::run::summary::{

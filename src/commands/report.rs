@@ -11,13 +11,13 @@ use super::runs::{
     analyse_linted, run_summary, summary_with_lint, DumpSettings, KeyFold, NoExtra, RunInput,
 };
 use super::{keep_verdict, Outcome};
-use crate::analysis::Analysis;
 use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates, Source};
 use crate::lint::{self, LintConfig, LintReport, Linted};
-use crate::pipeline::Options;
-use crate::progress::{Progress, ProgressMode};
+use crate::pass::analysis::Analysis;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::rdb::RedisType;
 use crate::report::diff::compare::{Diff, DiffOptions};
 use crate::report::keys::rows::RowFormat;

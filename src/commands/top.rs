@@ -2,12 +2,12 @@
 
 use super::ListFormat;
 use super::{keep_verdict, Outcome};
-use crate::analysis;
 use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats};
-use crate::pipeline::Options;
-use crate::progress::{Progress, ProgressMode};
+use crate::pass::analysis;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::run::notes::file_notes;
 use crate::report::run::summary::TopJson;
 use crate::report::run::{csv_files, tables};

@@ -11,12 +11,12 @@ use super::parsed::{
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::AggregateConfig;
 use crate::commands::{diff, info, keys, lint, merge, prefixes, report, top, Command};
-use crate::filter::{glob_to_regex, KeyFilter};
-use crate::input::SpoolOptions;
 use crate::lint::{LintConfig, Thresholds};
 use crate::model::server::{ProfileOverrides, Version};
-use crate::pipeline::Options;
-use crate::progress::ProgressMode;
+use crate::pass::filter::{glob_to_regex, KeyFilter};
+use crate::pass::input::SpoolOptions;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::ProgressMode;
 use crate::report::diff::compare::DiffOptions;
 use crate::report::keys::rows::RowFormat;
 use std::io;

@@ -20,7 +20,7 @@ use crate::commands::report::{KeysFiles, ReportFormat};
 use crate::commands::ListFormat;
 use crate::lint::{Rule, Severity};
 use crate::model::server::AllocatorSetting;
-use crate::progress::ProgressMode;
+use crate::pass::progress::ProgressMode;
 use crate::rdb::RedisType;
 use clap::{Args, Parser, Subcommand};
 use std::num::NonZeroUsize;

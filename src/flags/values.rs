@@ -13,7 +13,7 @@ use crate::commands::ListFormat;
 use crate::lint::{Rule, Severity};
 use crate::model::allocator::Allocator;
 use crate::model::server::AllocatorSetting;
-use crate::progress::ProgressMode;
+use crate::pass::progress::ProgressMode;
 use crate::rdb::RedisType;
 use clap::builder::PossibleValue;
 use clap::ValueEnum;

@@ -4,13 +4,13 @@
 
 use super::keys::{field_of, KeyRules};
 use super::{Finding, LintConfig, LintReport, Rule, RuleSummary, Subject};
-use crate::analysis::Analysis;
 use crate::analyze::figure::{ceil_count, percent, signed};
 use crate::analyze::groups::{GroupRow, GroupStats};
 use crate::analyze::ttl::TtlBucket;
 use crate::analyze::Aggregates;
 use crate::model::allocator::Allocator;
 use crate::model::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
+use crate::pass::analysis::Analysis;
 use std::collections::BTreeMap;
 
 /// Listpack entry overhead of a short string: encoding byte and back-length byte.

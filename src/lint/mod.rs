@@ -16,9 +16,9 @@
 pub mod groups;
 pub mod keys;
 
-use crate::analysis::Analysis;
 use crate::analyze::totals::Totals;
 use crate::analyze::{AggregateConfig, Aggregates, Aggregator, KeyStats, Source};
+use crate::pass::analysis::Analysis;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::ops::AddAssign;

@@ -3,9 +3,9 @@
 use super::escape::escape_key;
 use super::human::utc_seconds;
 use super::text_table::{Keep, TextTable};
-use crate::allocator_detection::AllocatorChoice;
 use crate::model::memory::DumpMemory;
-use crate::scan::{ChecksumVerdict, DumpInfo};
+use crate::pass::allocator_detection::AllocatorChoice;
+use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use serde_json::{json, Value};
 
 fn checksum_text(v: &ChecksumVerdict) -> String {

@@ -10,11 +10,10 @@
 //! report writes with: [`escape`] (hostile key text neutralised), [`human`] (sizes and
 //! times as people read them), [`text_table`] (terminal tables).
 //!
-//! Layer: outputs. May import the layers below (decode `rdb`, the model, the pass:
-//! `analysis`, `scan`, `pipeline`; the aggregates: `analyze`, `lint`), never `commands` or
-//! `flags`. Inside, the shared modules import no report; a report imports the shared
-//! modules and only the reports before it in this order: `info`, `lint`, `keys`, `run`,
-//! `diff`, `page`.
+//! Layer: outputs. May import the layers below (decode `rdb`, the `model`, the `pass`, the
+//! aggregates: `analyze`, `lint`), never `commands` or `flags`. Inside, the shared modules
+//! import no report; a report imports the shared modules and only the reports before it in
+//! this order: `info`, `lint`, `keys`, `run`, `diff`, `page`.
 
 pub mod diff;
 pub mod escape;

@@ -4,8 +4,8 @@
 
 use rdbscope::analyze::KeyStats;
 use rdbscope::model::server::ServerProfile;
+use rdbscope::pass::scan::{DumpInfo, DumpScan};
 use rdbscope::rdb::{DecodeError, KeyRecord, Scratch};
-use rdbscope::scan::{DumpInfo, DumpScan};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 

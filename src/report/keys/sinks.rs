@@ -10,12 +10,12 @@
 use super::parquet::{KeyColumns, ParquetKeys};
 use super::rows::RowFormat;
 use crate::analyze::KeyStats;
+use crate::pass::row_sink::{RowBuild, RowSink};
 use crate::report::escape::{escape_key, neutralize_formula};
-use crate::row_sink::{RowBuild, RowSink};
 use std::io::{self, Write};
 use std::sync::Arc;
 
-/// Rows a chunk of keys holds at most (see [`crate::pipeline`]).
+/// Rows a chunk of keys holds at most (see [`crate::pass::pipeline`]).
 const CHUNK_ROWS: usize = 1024;
 
 /// The rows of one chunk of keys, in each form asked for.

@@ -2,12 +2,12 @@
 //! Every row the aggregates hold is written (tables show the first few); names go through
 //! the same escaping as keys, and cells a spreadsheet would run are neutralised.
 
-use crate::analysis::FileSummary;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
 use crate::analyze::key_columns::top_key_columns;
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::slots::Slots;
 use crate::analyze::top::TopN;
+use crate::pass::analysis::FileSummary;
 use crate::rdb::RedisType;
 use crate::report::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};

@@ -2,8 +2,8 @@
 //! failed checksums, tables that hit their cap, TTLs measured without `ctime`. Tables and
 //! `summary.json` print the same sentences.
 
-use crate::analysis::FileSummary;
 use crate::analyze::groups::GroupTable;
+use crate::pass::analysis::FileSummary;
 use crate::report::escape::escape_key;
 
 /// Notes about the dumps themselves.

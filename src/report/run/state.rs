@@ -5,11 +5,11 @@
 //! per heavy-hitter table, the top-N candidates, the worst findings up to the cap; no
 //! per-key data), and written on one line inside the indented document.
 
-use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::prefixes::MAX_DEPTH;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::keys::{KeyRules, KeyRulesState};
 use crate::lint::{LintConfig, Linted};
+use crate::pass::analysis::{Analysis, FileSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -4,7 +4,6 @@
 //! a field, or changes its meaning, bumps [`SCHEMA_VERSION`]. Adding a field does not.
 
 use super::notes::{cap_note, file_notes, under_note};
-use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
 use crate::analyze::encodings::split_name;
 use crate::analyze::groups::{ErrorBound, GroupRow, GroupStats, GroupTable, SortBy};
@@ -13,9 +12,10 @@ use crate::analyze::top::{Metric, TopKey, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::model::encoding::Encoding;
+use crate::pass::analysis::{Analysis, FileSummary};
+use crate::pass::scan::ChecksumVerdict;
 use crate::rdb::RedisType;
 use crate::report::escape::{escape_key, text_and_base64};
-use crate::scan::ChecksumVerdict;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

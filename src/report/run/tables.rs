@@ -3,13 +3,13 @@
 //! `report --out-dir` writes them whole.
 
 use super::summary::notes;
-use crate::analysis::{Analysis, FileSummary};
 use crate::analyze::distribution::Histogram;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopN};
 use crate::analyze::totals::Counts;
 use crate::analyze::Aggregates;
+use crate::pass::analysis::{Analysis, FileSummary};
 use crate::rdb::RedisType;
 use crate::report::escape::escape_key;
 use crate::report::human::{bytes, iso_utc, utc_seconds};

@@ -10,13 +10,13 @@
 //! once and ends the pass.
 
 use crate::analyze::KeyStats;
-use crate::filter::KeyFilter;
-use crate::input::{Dump, SpoolOptions};
 use crate::model::server::ProfileOverrides;
+use crate::pass::filter::KeyFilter;
+use crate::pass::input::{Dump, SpoolOptions};
+use crate::pass::scan::{DumpInfo, DumpScan};
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::report::escape::escape_key;
-use crate::scan::{DumpInfo, DumpScan};
 use rayon::prelude::*;
 use std::io;
 
@@ -63,7 +63,7 @@ pub struct Damage {
     /// Keys after the damaged one were folded too (later chunks of its batch, analysed
     /// beside it): what folding fed holds more keys than `consume` received.
     pub folded_past: bool,
-    /// The compressed input broke there: why (see [`crate::input::Cut`]).
+    /// The compressed input broke there: why (see [`crate::pass::input::Cut`]).
     pub input: Option<String>,
 }
 

@@ -13,15 +13,15 @@
 //! order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
 //! bytes done for the progress bar.
 
-use crate::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::analyze::totals::Totals;
 use crate::analyze::{Aggregator, KeyStats, Source};
-use crate::input::Dump;
 use crate::model::server::{ProfileOverrides, ServerProfile};
-use crate::pipeline::{self, Folding, Options};
-use crate::progress::Progress;
-use crate::row_sink::{NoRows, RowBuild, RowSink};
-use crate::scan::{check_overrides, ChecksumVerdict, DumpScan};
+use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
+use crate::pass::input::Dump;
+use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::progress::Progress;
+use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
+use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use std::cell::RefCell;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! One pass over a dump: header and aux fields, per-db counts, checksum verdict, and the
-//! keys, pulled in batches so a caller can work on one batch while the next is scanned.
-//! `info` and `keys` are both this pass.
+//! keys, pulled in batches so a caller can work on one batch while the next is scanned
+//! (the [`super::pipeline`] does).
 
 #![deny(
     clippy::arithmetic_side_effects,

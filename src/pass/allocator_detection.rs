@@ -26,8 +26,8 @@ use crate::analyze::KeyStats;
 use crate::model::allocator::Allocator;
 use crate::model::memory::{db_overhead, server_baseline};
 use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
+use crate::pass::scan::DumpScan;
 use crate::rdb::{KeyRecord, Scratch};
-use crate::scan::DumpScan;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 

@@ -371,7 +371,7 @@ impl Dump {
     }
 
     /// Runs `work` while a second thread computes the CRC64 up to where the trailer
-    /// usually starts (8 bytes before the end), for [`crate::scan::DumpScan::finish`].
+    /// usually starts (8 bytes before the end), for [`crate::pass::scan::DumpScan::finish`].
     pub fn with_checksum<R>(
         &self,
         verify: bool,
