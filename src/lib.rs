@@ -12,11 +12,12 @@
 //! 5. outputs, [`report`]: summary.json, CSV, JSON Lines, Parquet, tables, report.html;
 //! 6. commands, [`commands`]: one module per command, driving the layers below.
 //!
-//! Beside them: [`flags`] builds the commands' configurations from the command line (for
-//! `main` alone), and [`invisible`] classifies the text that lint flags and every output
-//! escapes.
+//! Beside them: [`text`], below every layer that writes text, neutralises untrusted key
+//! text (what lint flags, what every output and message escapes); [`flags`] builds the
+//! commands' configurations from the command line (for `main` alone).
 
 pub mod rdb;
+pub mod text;
 
 pub mod model;
 
@@ -30,4 +31,3 @@ pub mod report;
 pub mod commands;
 
 pub mod flags;
-pub mod invisible;

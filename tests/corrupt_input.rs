@@ -16,7 +16,7 @@ mod common;
 mod craft;
 
 use common::{rdb_files, scan_dump, testdata};
-use rdbscope::analyze::KeyStats;
+use rdbscope::model::key_stats::KeyStats;
 use rdbscope::pass::scan::{ChecksumVerdict, DumpInfo};
 use rdbscope::rdb::{DecodeError, Scratch};
 use std::alloc::{GlobalAlloc, Layout, System};

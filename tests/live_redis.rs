@@ -710,7 +710,7 @@ fn compare(
         // The exact bytes ride along exactly when the key is not plain printable text.
         let printable = std::str::from_utf8(key).is_ok_and(|k| {
             !k.chars()
-                .any(|c| c == '\\' || c.is_control() || rdbscope::invisible::is_invisible(c))
+                .any(|c| c == '\\' || c.is_control() || rdbscope::text::invisible::is_invisible(c))
         });
         check(
             "key_base64",

@@ -6,8 +6,8 @@
 mod common;
 
 use common::{dumps_in, scan_dump};
-use rdbscope::analyze::KeyStats;
 use rdbscope::model::allocator::Allocator;
+use rdbscope::model::key_stats::KeyStats;
 use rdbscope::rdb::Scratch;
 use std::collections::BTreeMap;
 

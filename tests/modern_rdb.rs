@@ -7,7 +7,7 @@ mod craft;
 
 use common::{read_rows, scan_dump, testdata};
 use craft::{listpack, ArrayValue, Entry, Rdb};
-use rdbscope::analyze::KeyStats;
+use rdbscope::model::key_stats::KeyStats;
 use rdbscope::pass::scan::ChecksumVerdict;
 use rdbscope::rdb::{DecodeError, Scratch};
 use serde_json::Value;

@@ -8,20 +8,12 @@ use super::patterns::Patterns;
 use super::prefixes::{PrefixConfig, Prefixes};
 use super::slots::Slots;
 use super::top::TopKeys;
-use super::totals::Totals;
 use super::ttl::Ttl;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
+use crate::pass::fold::{Aggregator, Source};
+use crate::pass::totals::Totals;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
-
-/// What a command folds keys into. `+=` merges a value built from other keys (another
-/// thread's share, another dump); `totals` feeds the per-file breakdown.
-pub trait Aggregator: AddAssign + Send + Sized {
-    fn add(&mut self, key: &KeyStats<'_>);
-    /// `key` will be added next but one: start fetching the memory `add` will touch.
-    fn prefetch(&self, _key: &KeyStats<'_>) {}
-    fn totals(&self) -> &Totals;
-}
 
 /// What every dump's aggregates are built with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,19 +21,6 @@ pub struct AggregateConfig {
     /// Keys kept in each top-N ranking.
     pub top_n: usize,
     pub prefixes: PrefixConfig,
-}
-
-/// Where the keys being added come from.
-#[derive(Clone, Copy, Debug)]
-pub struct Source {
-    /// Index of the dump on the command line.
-    pub file: usize,
-    /// Unix ms TTLs are measured from: the dump's `ctime`.
-    pub reference_ms: i64,
-    /// The server the dump's keys are modelled on, with the user's overrides; `None` for
-    /// an aggregate that only receives merges. Rules comparing keys with the server's
-    /// encoding limits read it while folding.
-    pub profile: Option<crate::model::server::ServerProfile>,
 }
 
 /// Serialised whole (bounded: no per-key data) in summary.json's mergeable state, which

@@ -4,7 +4,7 @@
 
 use super::figure::ceil_count;
 use super::groups::type_index;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;

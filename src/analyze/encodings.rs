@@ -7,7 +7,7 @@
 //! spaces split them.
 
 use super::groups::GroupTable;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use crate::rdb::RedisType;
 use serde::{Deserialize, Serialize};
 

@@ -39,7 +39,7 @@
 //! figures, and only its second key gives it a whole [`GroupStats`] (per-type split),
 //! so that the names a purge drops soon after they enter cost little.
 
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use crate::rdb::RedisType;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

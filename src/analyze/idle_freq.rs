@@ -2,7 +2,7 @@
 //! `maxmemory-policy` (the server stores `IDLE` or `FREQ` before each key only then).
 
 use super::distribution::Histogram;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 

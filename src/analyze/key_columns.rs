@@ -12,7 +12,7 @@
 //! one call per column with the value's concrete type (no per-column dispatch at run
 //! time: `keys` renders tens of millions of rows).
 
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use std::borrow::Cow;
 
 /// Calls the macro `$each` with the columns, in order, one per line:

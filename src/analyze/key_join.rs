@@ -3,7 +3,7 @@
 //! that carry (or lack) a TTL, whose intersection counts the keys that lost theirs.
 
 use super::top::TopKey;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use rustc_hash::FxHashSet;
 use std::ops::AddAssign;
 use std::sync::Arc;

@@ -1,8 +1,9 @@
-//! Per-key statistics computed from the decoder's records, and the aggregators that fold
-//! them: plain structs with `add(&KeyStats)` and `+=`, bounded in memory.
+//! The aggregators that fold the per-key statistics ([`crate::model::key_stats`]): plain
+//! structs with `add(&KeyStats)` and `+=`, bounded in memory, implementing the pass's
+//! [`crate::pass::fold::Aggregator`]; and the per-key columns every row writer follows.
 //!
-//! Layer: aggregates. May import the decoder (`rdb`), the `model`, the `pass` and
-//! `invisible`; never `lint`, `report`, `commands` or `flags`.
+//! Layer: aggregates. May import the decoder (`rdb`), `text`, the `model` and the `pass`;
+//! never `lint`, `report`, `commands` or `flags`.
 
 #![deny(
     clippy::arithmetic_side_effects,
@@ -18,15 +19,12 @@ pub mod groups;
 pub mod idle_freq;
 pub mod key_columns;
 pub mod key_join;
-pub mod key_stats;
 pub mod patterns;
 pub mod prefetch;
 pub mod prefixes;
 pub mod slots;
 pub mod state_fields;
 pub mod top;
-pub mod totals;
 pub mod ttl;
 
-pub use aggregates::{AggregateConfig, Aggregates, Aggregator, Source};
-pub use key_stats::KeyStats;
+pub use aggregates::{AggregateConfig, Aggregates};

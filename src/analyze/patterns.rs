@@ -5,7 +5,7 @@
 
 use super::groups::GroupTable;
 use super::prefixes::{find_delimiter, PrefixConfig};
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 

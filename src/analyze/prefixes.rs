@@ -10,7 +10,7 @@
 //! names keep the prefix, and keys with no delimiter below it are tallied apart.
 
 use super::groups::{GroupStats, GroupTable};
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 

@@ -3,7 +3,7 @@
 
 use super::groups::{GroupTable, SortBy};
 use super::prefetch::prefetch;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use crate::rdb::checksum::hash_tag;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

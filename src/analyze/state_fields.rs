@@ -1,7 +1,7 @@
 //! How the fields of aggregates that are not plain numbers are written in summary.json's
 //! mergeable state (`rdbscope merge`): names and keys, which are any bytes.
 
-use crate::invisible::is_invisible;
+use crate::text::invisible::is_invisible;
 use base64::Engine;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserializer, Serializer};

@@ -5,9 +5,9 @@
 //! whichever thread or shard saw them first.
 
 use super::groups::type_index;
-use super::totals::TypeKey;
-use super::KeyStats;
 use crate::model::encoding::Encoding;
+use crate::model::key_stats::KeyStats;
+use crate::pass::totals::TypeKey;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;

@@ -3,7 +3,7 @@
 //! server would have dropped the key on load.
 
 use super::prefetch::prefetch;
-use super::KeyStats;
+use crate::model::key_stats::KeyStats;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;

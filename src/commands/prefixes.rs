@@ -5,18 +5,19 @@ use super::{keep_verdict, ListFormat, Outcome};
 use crate::analyze::groups::SortBy;
 use crate::analyze::patterns::Patterns;
 use crate::analyze::prefixes::{PrefixConfig, Prefixes};
-use crate::analyze::totals::Totals;
-use crate::analyze::{Aggregator, KeyStats};
+use crate::model::key_stats::KeyStats;
 use crate::pass::analysis;
+use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
-use crate::report::escape::escape_key;
+use crate::pass::totals::Totals;
 use crate::report::run::notes::{cap_note, under_note};
 use crate::report::run::summary::{
     file_json, sort_name, GroupTableJson, Head, PrefixesJson, RollupJson, RollupOptionsJson,
 };
 use crate::report::run::{csv_files, tables};
 use crate::report::text_table::notes_section;
+use crate::text::escape::escape_key;
 use std::io::{self, Write};
 use std::ops::AddAssign;
 use std::path::PathBuf;

@@ -13,9 +13,10 @@ use super::runs::{
 use super::{keep_verdict, Outcome};
 use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
-use crate::analyze::{AggregateConfig, Aggregates, Source};
+use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::{self, LintConfig, LintReport, Linted};
 use crate::pass::analysis::Analysis;
+use crate::pass::fold::Source;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::rdb::RedisType;

@@ -2,12 +2,14 @@
 //! now, a `report --out-dir` directory, or its summary.json — and the run as a
 //! [`RunSummary`], so runs of either kind compare the same way.
 
-use crate::analyze::totals::Totals;
-use crate::analyze::{AggregateConfig, Aggregates, Aggregator, KeyStats, Source};
+use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::{self, LintConfig, LintReport, Linted, Thresholds};
+use crate::model::key_stats::KeyStats;
 use crate::pass::analysis::{self, Analysis};
+use crate::pass::fold::{Aggregator, Source};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::Progress;
+use crate::pass::totals::Totals;
 use crate::report::diff::run_summary::RunSummary;
 use crate::report::keys::sinks::RowSinks;
 use crate::report::lint as lint_output;

@@ -3,11 +3,12 @@
 use super::ListFormat;
 use super::{keep_verdict, Outcome};
 use crate::analyze::top::{Metric, TopN};
-use crate::analyze::totals::Totals;
-use crate::analyze::{Aggregator, KeyStats};
+use crate::model::key_stats::KeyStats;
 use crate::pass::analysis;
+use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
+use crate::pass::totals::Totals;
 use crate::report::run::notes::file_notes;
 use crate::report::run::summary::TopJson;
 use crate::report::run::{csv_files, tables};

@@ -6,6 +6,10 @@
 //! merge from the aggregates `report` already builds ([`groups`]). Either way a rule ends
 //! as a [`RuleSummary`]: exact counts and sums, and the worst findings up to a cap, so
 //! memory stays bounded whatever the number of violating keys.
+//!
+//! Layer: aggregates, beside (above) `analyze`, whose tables the group rules read. May
+//! import `rdb`, `text`, the `model`, the `pass` and `analyze`; never `report`, `commands`
+//! or `flags`.
 
 #![deny(
     clippy::arithmetic_side_effects,
@@ -16,9 +20,11 @@
 pub mod groups;
 pub mod keys;
 
-use crate::analyze::totals::Totals;
-use crate::analyze::{AggregateConfig, Aggregates, Aggregator, KeyStats, Source};
+use crate::analyze::{AggregateConfig, Aggregates};
+use crate::model::key_stats::KeyStats;
 use crate::pass::analysis::Analysis;
+use crate::pass::fold::{Aggregator, Source};
+use crate::pass::totals::Totals;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::ops::AddAssign;

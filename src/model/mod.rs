@@ -1,7 +1,8 @@
 //! The model: what the server that loads a dump makes of each value. [`server`] is that
 //! server (family, version, thresholds, allocator) and the [`encoding`] it gives a value;
 //! [`memory`] the bytes it holds for it, from the [`facts`] the decoder's walk reports
-//! through [`crate::rdb::ValueSink`].
+//! through [`crate::rdb::ValueSink`]. [`key_stats`] applies all of it to one key record:
+//! everything the outputs say about a key, from one walk of its value.
 //!
 //! May import: the decoder (`crate::rdb`). Nothing here reads a dump's bytes itself.
 
@@ -9,5 +10,6 @@ pub mod allocator;
 pub mod array;
 pub mod encoding;
 pub mod facts;
+pub mod key_stats;
 pub mod memory;
 pub mod server;

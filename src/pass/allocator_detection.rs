@@ -22,8 +22,8 @@
 //! of it differ; a dump cannot say how many commands its server ran, so a small dump's
 //! `used-mem` cannot tell the allocators apart, and no margin on it would be honest.
 
-use crate::analyze::KeyStats;
 use crate::model::allocator::Allocator;
+use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline};
 use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use crate::pass::scan::DumpScan;

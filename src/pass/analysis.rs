@@ -13,15 +13,16 @@
 //! order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
 //! bytes done for the progress bar.
 
-use crate::analyze::totals::Totals;
-use crate::analyze::{Aggregator, KeyStats, Source};
+use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
+use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::Dump;
 use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
+use crate::pass::totals::Totals;
 use std::cell::RefCell;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -9,20 +9,22 @@
 //! keys passing the [`filter`]; [`analysis`] drives all of it per dump and hands the rows
 //! to a [`row_sink::RowSink`]; [`progress`] is the bar on stderr.
 //!
-//! Layer: the pass, above the decoder and the model. May import `crate::rdb` and
-//! `crate::model`; never `commands` or `flags`, and no output's format (rows leave through
-//! [`row_sink::RowSink`], which `report::keys::sinks` implements). Three imports still reach
-//! up, until what they name moves down: the per-key statistics the pipeline computes
-//! (`analyze::KeyStats`, which itself imports only the decoder and the model); the
-//! aggregator interface [`analysis`] folds into and summarises (`analyze::Aggregator`,
-//! `Source`, `totals::Totals`); and `report::escape::escape_key`, for the key a damage
-//! message names.
+//! [`fold`] is what the keys are folded into (the aggregator interface the aggregates
+//! implement) and [`totals`] the per-dump totals every fold keeps for the per-file
+//! breakdown.
+//!
+//! Layer: the pass, above the decoder and the model. May import `crate::rdb`,
+//! `crate::text` and `crate::model`; never the aggregates (`analyze`, `lint`), an output
+//! (`report`: rows leave through [`row_sink::RowSink`], which `report::keys::sinks`
+//! implements), `commands` or `flags`.
 
 pub mod allocator_detection;
 pub mod analysis;
 pub mod filter;
+pub mod fold;
 pub mod input;
 pub mod pipeline;
 pub mod progress;
 pub mod row_sink;
 pub mod scan;
+pub mod totals;

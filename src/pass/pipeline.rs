@@ -9,14 +9,14 @@
 //! aggregates merge deterministically. A batch holding a damaged value is handed over at
 //! once and ends the pass.
 
-use crate::analyze::KeyStats;
+use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
 use crate::pass::filter::KeyFilter;
 use crate::pass::input::{Dump, SpoolOptions};
 use crate::pass::scan::{DumpInfo, DumpScan};
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
-use crate::report::escape::escape_key;
+use crate::text::escape::escape_key;
 use rayon::prelude::*;
 use std::io;
 
@@ -101,7 +101,7 @@ struct Folded<T> {
 }
 
 /// What a pass does with each key, on the pool: `fold` it into the chunk's value, after
-/// `prefetch` announced it one key earlier (see [`crate::analyze::prefetch`]).
+/// `prefetch` announced it one key earlier (the aggregates' `prefetch` module says why).
 pub struct Folding<I, F, P> {
     pub init: I,
     pub fold: F,

@@ -7,7 +7,7 @@
 //! last (the Parquet footer); `report::keys::sinks` is the one that writes CSV, JSON Lines,
 //! redis-rdb-tools' CSV and Parquet.
 
-use crate::analyze::KeyStats;
+use crate::model::key_stats::KeyStats;
 use std::io;
 
 /// The writer of a run's rows, fed one chunk's rows at a time in file order (from the

@@ -1,11 +1,11 @@
 //! `rdbscope info` output: text for people, JSON for scripts.
 
-use super::escape::escape_key;
 use super::human::utc_seconds;
 use super::text_table::{Keep, TextTable};
 use crate::model::memory::DumpMemory;
 use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
+use crate::text::escape::escape_key;
 use serde_json::{json, Value};
 
 fn checksum_text(v: &ChecksumVerdict) -> String {

@@ -3,11 +3,11 @@
 //! docs/lint.md. Keys, patterns, tags and paths go through [`escape_key`], CSV cells
 //! also through [`neutralize_formula`].
 
-use super::escape::{escape_key, neutralize_formula, text_and_base64};
 use super::human::bytes;
 use super::text_table::table;
 use super::text_table::Keep;
 use crate::lint::{Finding, LintReport, Subject};
+use crate::text::escape::{escape_key, neutralize_formula, text_and_base64};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::fmt::Write as _;

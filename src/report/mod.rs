@@ -7,16 +7,15 @@
 //! CSV and JSON). [`lint`] and [`info`] are those commands' outputs. [`page`] is
 //! report.html, the page a person opens, with a section per report it shows (a run, its
 //! lint findings, what changed since a baseline). The modules at the top are what every
-//! report writes with: [`escape`] (hostile key text neutralised), [`human`] (sizes and
-//! times as people read them), [`text_table`] (terminal tables).
+//! report writes with: [`human`] (sizes and times as people read them), [`text_table`]
+//! (terminal tables); hostile key text is neutralised with [`crate::text::escape`].
 //!
-//! Layer: outputs. May import the layers below (decode `rdb`, the `model`, the `pass`, the
-//! aggregates: `analyze`, `lint`), never `commands` or `flags`. Inside, the shared modules
+//! Layer: outputs. May import the layers below (decode `rdb`, `text`, the `model`, the `pass`,
+//! the aggregates: `analyze`, `lint`), never `commands` or `flags`. Inside, the shared modules
 //! import no report; a report imports the shared modules and only the reports before it in
 //! this order: `info`, `lint`, `keys`, `run`, `diff`, `page`.
 
 pub mod diff;
-pub mod escape;
 pub mod human;
 pub mod info;
 pub mod keys;

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use rdbscope::analyze::KeyStats;
+use rdbscope::model::key_stats::KeyStats;
 use rdbscope::model::server::ServerProfile;
 use rdbscope::pass::scan::{DumpInfo, DumpScan};
 use rdbscope::rdb::{DecodeError, KeyRecord, Scratch};

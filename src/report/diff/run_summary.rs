@@ -7,8 +7,8 @@
 //! knows that an older summary.json lacks are `Option`s or default to "unknown".
 
 use crate::analyze::top::TopKey;
-use crate::report::escape::text_and_base64;
 use crate::report::run::summary::{Summary, SCHEMA_VERSION};
+use crate::text::escape::text_and_base64;
 use serde::Deserialize;
 
 /// One run read back.

@@ -8,9 +8,9 @@ use super::compare::{
     CountsChange, Delta, Diff, GroupChange, GroupStatus, GroupTableChange, KeyChange, KeyStatus,
     LintChange, MetricChange, Range, TtlChange,
 };
-use crate::report::escape::neutralize_formula;
 use crate::report::human::{bytes, utc_seconds};
 use crate::report::text_table::{notes_section, table};
+use crate::text::escape::neutralize_formula;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

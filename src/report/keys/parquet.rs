@@ -13,8 +13,8 @@
 //! escaped text and `key_bytes`).
 
 use crate::analyze::key_columns::{key_columns, Key, Label, TypeName};
-use crate::analyze::KeyStats;
-use crate::report::escape::{escape_key, neutralize_formula};
+use crate::model::key_stats::KeyStats;
+use crate::text::escape::{escape_key, neutralize_formula};
 use arrow_array::builder::{
     BinaryBuilder, Int64Builder, StringBuilder, UInt16Builder, UInt64Builder, UInt8Builder,
 };

@@ -7,10 +7,10 @@
 
 use super::decimal::{push_decimal, Decimal};
 use crate::analyze::key_columns::{key_columns, Key, Label, TypeName, COLUMNS};
-use crate::analyze::KeyStats;
+use crate::model::key_stats::KeyStats;
 use crate::rdb::RedisType;
-use crate::report::escape::{escape_key, neutralize_formula, text_and_base64};
 use crate::report::human::iso_utc;
+use crate::text::escape::{escape_key, neutralize_formula, text_and_base64};
 
 pub const RDBTOOLS_HEADER: &str =
     "database,type,key,size_in_bytes,encoding,num_elements,len_largest_element,expiry\n";

@@ -9,9 +9,9 @@
 
 use super::parquet::{KeyColumns, ParquetKeys};
 use super::rows::RowFormat;
-use crate::analyze::KeyStats;
+use crate::model::key_stats::KeyStats;
 use crate::pass::row_sink::{RowBuild, RowSink};
-use crate::report::escape::{escape_key, neutralize_formula};
+use crate::text::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
 use std::sync::Arc;
 

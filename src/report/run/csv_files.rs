@@ -9,7 +9,7 @@ use crate::analyze::slots::Slots;
 use crate::analyze::top::TopN;
 use crate::pass::analysis::FileSummary;
 use crate::rdb::RedisType;
-use crate::report::escape::{escape_key, neutralize_formula};
+use crate::text::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
 
 fn text(bytes: &[u8]) -> String {

@@ -4,7 +4,7 @@
 
 use crate::analyze::groups::GroupTable;
 use crate::pass::analysis::FileSummary;
-use crate::report::escape::escape_key;
+use crate::text::escape::escape_key;
 
 /// Notes about the dumps themselves.
 pub fn file_notes(files: &[FileSummary]) -> Vec<String> {

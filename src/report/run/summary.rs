@@ -9,13 +9,13 @@ use crate::analyze::encodings::split_name;
 use crate::analyze::groups::{ErrorBound, GroupRow, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopKey, TopN};
-use crate::analyze::totals::Counts;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::model::encoding::Encoding;
 use crate::pass::analysis::{Analysis, FileSummary};
 use crate::pass::scan::ChecksumVerdict;
+use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
-use crate::report::escape::{escape_key, text_and_base64};
+use crate::text::escape::{escape_key, text_and_base64};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -866,7 +866,7 @@ pub fn sort_name(by: SortBy) -> &'static str {
 mod tests {
     use super::*;
     use crate::analyze::key_columns::top_key_columns;
-    use crate::analyze::KeyStats;
+    use crate::model::key_stats::KeyStats;
 
     /// A top-key record holds the dump's name and then the key columns it keeps, under
     /// their names and in their order.

@@ -7,13 +7,13 @@ use crate::analyze::distribution::Histogram;
 use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
 use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopN};
-use crate::analyze::totals::Counts;
 use crate::analyze::Aggregates;
 use crate::pass::analysis::{Analysis, FileSummary};
+use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
-use crate::report::escape::escape_key;
 use crate::report::human::{bytes, iso_utc, utc_seconds};
 use crate::report::text_table::{notes_section, table, Keep, TextTable};
+use crate::text::escape::escape_key;
 use std::fmt::Write;
 
 /// Rows a list section shows in `report`.

@@ -3,7 +3,7 @@
 //! reorder text in a viewer, nor run in a spreadsheet. The HTML report adds entity escaping
 //! on top (`super::page`).
 
-use crate::invisible::is_invisible;
+use crate::text::invisible::is_invisible;
 use std::borrow::Cow;
 use std::fmt::Write;
 

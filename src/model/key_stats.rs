@@ -1,5 +1,11 @@
 //! `KeyStats`: everything the reports say about one key, from one walk of its value.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use crate::model::allocator::Allocator;
 use crate::model::encoding::Encoding;
 use crate::model::facts::MemoryFacts;

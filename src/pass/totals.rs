@@ -1,7 +1,14 @@
-//! Totals over all keys, per db, per type and per type and encoding.
+//! Totals over all keys, per db, per type and per type and encoding: what every fold of
+//! a dump keeps for the per-file breakdown (see [`super::fold::Aggregator::totals`]).
 
-use super::KeyStats;
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use crate::model::encoding::Encoding;
+use crate::model::key_stats::KeyStats;
 use crate::rdb::module::ModuleId;
 use crate::rdb::RedisType;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

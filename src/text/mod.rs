@@ -1,0 +1,9 @@
+//! Text for people from untrusted bytes: [`invisible`] classifies the characters a
+//! terminal, spreadsheet or page would hide or reorder; [`escape`] neutralises hostile key
+//! text (control and invisible characters, formula triggers) for every output and message.
+//!
+//! Layer: beside the decoder, below everything that writes text. Imports nothing else of
+//! the crate.
+
+pub mod escape;
+pub mod invisible;
