@@ -40,13 +40,14 @@ fn write_rows(
     out: &mut (dyn Write + Send),
 ) -> io::Result<Outcome> {
     let several = args.dumps.len() > 1;
-    let mut sinks = match text {
-        Some(format) => RowSinks::begin(Some((format, out)), None, several)?,
-        None => RowSinks::begin(None, Some(out), several)?,
+    let (text, parquet) = match text {
+        Some(format) => (Some((format, out)), None),
+        None => (None, Some(out)),
     };
     let progress = Progress::for_files(args.progress, &args.dumps);
-    let written = analysis::write_rows(&args.dumps, &args.options, &progress, &mut sinks)?;
-    sinks.finish()?;
+    let written = RowSinks::with(text, parquet, several, |sinks| {
+        analysis::write_rows(&args.dumps, &args.options, &progress, sinks)
+    })?;
     Ok(if written.failed() {
         Outcome::Failed
     } else {

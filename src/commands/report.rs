@@ -162,10 +162,9 @@ fn pass<E: KeyFold>(
         };
         let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
         let parquet = parquet.map(|out| out as &mut (dyn Write + Send));
-        let mut sinks = RowSinks::begin(csv, parquet, args.dumps.len() > 1)?;
-        let a = analyse_linted(&args.dumps, settings, Some(&mut sinks), &extra)?;
-        sinks.finish()?;
-        Ok(a)
+        RowSinks::with(csv, parquet, args.dumps.len() > 1, |sinks| {
+            analyse_linted(&args.dumps, settings, Some(sinks), &extra)
+        })
     })
 }
 

@@ -141,7 +141,7 @@ impl AddAssign for NoExtra {
 pub fn analyse_linted<E: KeyFold>(
     dumps: &[PathBuf],
     settings: &DumpSettings<'_>,
-    rows: Option<&mut RowSinks<'_>>,
+    rows: Option<&mut RowSinks<'_, '_>>,
     extra: impl Fn(Source) -> E + Sync,
 ) -> io::Result<(Analysis<Linted>, E)> {
     let make = |source| WithExtra {

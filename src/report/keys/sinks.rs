@@ -6,6 +6,10 @@
 //! ([`RowBuilder`], one per dump), and handed to the ordered writers ([`RowSinks`]) in
 //! file order: `begin` (the text header), `batch` per chunk, `finish`. They are the pass's
 //! [`RowSink`]: the pass drives them, through that trait, without knowing the formats.
+//!
+//! Parquet is encoded and compressed on a thread of its own ([`RowSinks::with`] scopes
+//! it), fed in file order through a channel of a few chunks: the thread that hands chunks
+//! over also scans the dump, and encoding a chunk costs more than scanning it.
 
 use super::parquet::{KeyColumns, ParquetKeys};
 use super::rows::RowFormat;
@@ -13,10 +17,16 @@ use crate::model::key_stats::KeyStats;
 use crate::pass::row_sink::{RowBuild, RowSink};
 use crate::text::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// Rows a chunk of keys holds at most (see [`crate::pass::pipeline`]).
 const CHUNK_ROWS: usize = 1024;
+
+/// Chunks waiting for the Parquet thread at most: enough to ride out a slow page, few
+/// enough that the rows in flight stay a few megabytes.
+const PARQUET_QUEUE: usize = 8;
 
 /// The rows of one chunk of keys, in each form asked for.
 #[derive(Default)]
@@ -61,17 +71,83 @@ impl RowBuild for RowBuilder {
 }
 
 /// The writers a run's rows go to, in file order.
-pub struct RowSinks<'w> {
+pub struct RowSinks<'s, 'w> {
     text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
-    parquet: Option<ParquetKeys<&'w mut (dyn Write + Send)>>,
+    parquet: Option<ParquetThread<'s>>,
     /// Text rows name their dump (the run reads several).
     with_file: bool,
 }
 
-impl<'w> RowSinks<'w> {
-    /// Starts the outputs: the text header, the Parquet writer. `several_dumps`: text rows
-    /// gain a first `file` column (Parquet always has one).
-    pub fn begin(
+/// The Parquet writer's thread: the chunks go to it in order, its outcome comes back when
+/// it is joined.
+struct ParquetThread<'s> {
+    chunks: Option<SyncSender<KeyColumns>>,
+    writer: Option<ScopedJoinHandle<'s, io::Result<()>>>,
+}
+
+impl<'s> ParquetThread<'s> {
+    /// Starts the file on a thread of `scope`, which writes every chunk it receives and
+    /// then the footer.
+    fn start<'w: 's>(scope: &'s Scope<'s, 'w>, out: &'w mut (dyn Write + Send)) -> Self {
+        let (chunks, received) = sync_channel::<KeyColumns>(PARQUET_QUEUE);
+        let writer = scope.spawn(move || {
+            let mut parquet = ParquetKeys::begin(out)?;
+            for columns in received {
+                parquet.batch(columns)?;
+            }
+            parquet.finish()?.flush()
+        });
+        ParquetThread {
+            chunks: Some(chunks),
+            writer: Some(writer),
+        }
+    }
+
+    fn send(&mut self, columns: KeyColumns) -> io::Result<()> {
+        let sent = (self.chunks.as_ref()).is_some_and(|chunks| chunks.send(columns).is_ok());
+        if sent {
+            return Ok(());
+        }
+        // The writer stopped (a write failed): its error says why.
+        self.join()
+            .and(Err(io::Error::other("the Parquet writer stopped")))
+    }
+
+    /// Waits for the writer to write what it was sent (and the footer, once the channel is
+    /// closed); its error if it failed.
+    fn join(&mut self) -> io::Result<()> {
+        self.chunks.take();
+        match self.writer.take() {
+            Some(writer) => writer
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the Parquet writer panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<'s, 'w: 's> RowSinks<'s, 'w> {
+    /// Runs `write` with the outputs started (the text header written, the Parquet thread
+    /// started), then completes them (the Parquet footer) and flushes them. `several_dumps`:
+    /// text rows gain a first `file` column (Parquet always has one).
+    pub fn with<T>(
+        text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
+        parquet: Option<&'w mut (dyn Write + Send)>,
+        several_dumps: bool,
+        write: impl FnOnce(&mut RowSinks<'_, 'w>) -> io::Result<T>,
+    ) -> io::Result<T> {
+        std::thread::scope(|scope| {
+            let mut sinks = RowSinks::begin(scope, text, parquet, several_dumps)?;
+            let written = write(&mut sinks);
+            // The footer only after rows that all went out; the writer joined either way.
+            let finished = sinks.finish();
+            let written = written?;
+            finished.map(|()| written)
+        })
+    }
+
+    fn begin(
+        scope: &'s Scope<'s, 'w>,
         text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
         parquet: Option<&'w mut (dyn Write + Send)>,
         several_dumps: bool,
@@ -84,7 +160,7 @@ impl<'w> RowSinks<'w> {
             }
             None => None,
         };
-        let parquet = parquet.map(ParquetKeys::begin).transpose()?;
+        let parquet = parquet.map(|out| ParquetThread::start(scope, out));
         Ok(RowSinks {
             text,
             parquet,
@@ -92,17 +168,16 @@ impl<'w> RowSinks<'w> {
         })
     }
 
-    /// Completes the outputs (the Parquet footer) and flushes them.
-    pub fn finish(mut self) -> io::Result<()> {
+    fn finish(mut self) -> io::Result<()> {
         self.flush()?;
-        if let Some(parquet) = self.parquet {
-            parquet.finish()?.flush()?;
+        match &mut self.parquet {
+            Some(parquet) => parquet.join(),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
-impl RowSink for RowSinks<'_> {
+impl RowSink for RowSinks<'_, '_> {
     type Builder = RowBuilder;
 
     fn builder(&self, name: &str) -> RowBuilder {
@@ -126,7 +201,7 @@ impl RowSink for RowSinks<'_> {
             out.write_all(&rows.text)?;
         }
         match (&mut self.parquet, rows.columns) {
-            (Some(parquet), Some(columns)) => parquet.batch(columns),
+            (Some(parquet), Some(columns)) => parquet.send(columns),
             _ => Ok(()),
         }
     }
