@@ -268,6 +268,51 @@ mod tests {
         }
     }
 
+    /// The columns the writer configures by name (dictionaries, no key statistics) are
+    /// columns of the schema, and the file written has what was asked for on each.
+    #[test]
+    fn per_column_settings_reach_the_file() {
+        use parquet::basic::Encoding;
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+
+        let schema = schema();
+        for name in DICTIONARY_COLUMNS.iter().chain(&KEY_COLUMNS) {
+            assert!(
+                schema.field_with_name(name).is_ok(),
+                "{name} is not a column"
+            );
+        }
+        let mut columns = KeyColumns::new(Arc::from("dump.rdb"), 2);
+        let mut key = KeyStats::new();
+        for name in [&b"user:1"[..], b"user:2"] {
+            key.key = name.into();
+            columns.push(&key);
+        }
+        let path = std::env::temp_dir().join(format!(
+            "rdbscope-column-settings-{}.parquet",
+            std::process::id()
+        ));
+        let mut parquet = ParquetKeys::begin(std::fs::File::create(&path).unwrap()).unwrap();
+        parquet.batch(columns).unwrap();
+        parquet.finish().unwrap();
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let group = reader.metadata().row_group(0);
+        for column in group.columns() {
+            let name = column.column_path().string();
+            assert_eq!(
+                column.statistics().is_none(),
+                KEY_COLUMNS.contains(&name.as_str()),
+                "statistics of {name}"
+            );
+            assert_eq!(
+                column.encodings().any(|e| e == Encoding::RLE_DICTIONARY),
+                DICTIONARY_COLUMNS.contains(&name.as_str()),
+                "dictionary of {name}"
+            );
+        }
+    }
+
     /// The README's Parquet table names the columns of [`schema`], in order, with their
     /// types.
     #[test]
