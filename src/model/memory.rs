@@ -350,8 +350,10 @@ enum TableGrowth {
     /// Grown one insert at a time, as HSET and SADD convert a listpack: doubled when an
     /// insert finds it over 100 % full, then rehashed one old bucket per insert, so a
     /// table that doubled fewer inserts ago than its old half has buckets still holds
-    /// that half (a set or hash is not rehashed between writes). Which way a table came
-    /// to be is not in the dump: a set grown by single SADDs is sized this way.
+    /// that half (a set or hash is not rehashed between writes), and the old buckets not
+    /// yet moved still hold the 7 entries each they were full with, and their children.
+    /// Which way a table came to be is not in the dump: a set grown by single SADDs is
+    /// sized this way.
     ByInserts,
 }
 
@@ -363,21 +365,36 @@ fn valkey_hashtable(header: u64, n: u64, growth: TableGrowth) -> u64 {
     if n == 0 {
         return header;
     }
-    let (buckets, tail) = match growth {
-        TableGrowth::Presized => ((n * 5).div_ceil(32).next_power_of_two(), 0),
+    match growth {
+        TableGrowth::Presized => {
+            let buckets = (n * 5).div_ceil(32).next_power_of_two();
+            header + 64 * (buckets + expected_child_buckets(n, buckets))
+        }
         TableGrowth::ByInserts => {
             let buckets = n.div_ceil(7).next_power_of_two();
             let old = buckets / 2;
-            let rehashing = old > 0 && n - 7 * old <= old;
-            (buckets, if rehashing { old } else { 0 })
+            let since_doubled = n.saturating_sub(7 * old);
+            if old == 0 || since_doubled > old {
+                return header + 64 * (buckets + expected_child_buckets(n, buckets));
+            }
+            // Rehashing: one old bucket moved per insert since the table doubled.
+            let unmoved = old - since_doubled;
+            let in_unmoved = 7 * unmoved;
+            header
+                + 64 * (buckets
+                    + old
+                    + expected_child_buckets(in_unmoved, unmoved)
+                    + expected_child_buckets(n - in_unmoved, buckets))
         }
-    };
-    header + 64 * (buckets + tail + expected_child_buckets(n, buckets))
+    }
 }
 
 /// Σ over buckets of the children a bucket chain of k entries needs (⌈(k−7)/6⌉ past 7),
 /// k Poisson-distributed with mean n / buckets.
 fn expected_child_buckets(n: u64, buckets: u64) -> u64 {
+    if n == 0 || buckets == 0 {
+        return 0;
+    }
     let lambda = n as f64 / buckets as f64;
     let mut p = (-lambda).exp();
     let mut children = 0.0;
@@ -657,6 +674,25 @@ mod tests {
         // 48 × 0.75 + 64 × 0.1875 + 80 × 0.046875 + ... ≈ 53.3 bytes.
         let e = expected_skiplist_node_millis(Allocator::Jemalloc16);
         assert!((53_000..53_700).contains(&e), "{e}");
+    }
+
+    #[test]
+    fn a_table_grown_by_inserts_holds_its_unmoved_old_buckets_and_their_children() {
+        // 57 entries: doubled from 8 to 16 buckets at the 57th insert, which moved one old
+        // bucket; the 7 others still hold 49 entries (7 each on average, children
+        // expected on 0.41 of them), as DEBUG HTSTATS-KEY shows [56, 112] on valkey-server
+        // 8.1.8 and 9.1.2.
+        assert_eq!(expected_child_buckets(49, 7), 3);
+        assert_eq!(
+            valkey_hashtable(0, 57, TableGrowth::ByInserts),
+            64 * (16 + 8 + 3)
+        );
+        // Once every old bucket moved (57 + 8 inserts), only the 16 buckets are left.
+        assert_eq!(
+            valkey_hashtable(0, 65, TableGrowth::ByInserts),
+            64 * (16 + expected_child_buckets(65, 16))
+        );
+        assert_eq!(valkey_hashtable(72, 0, TableGrowth::ByInserts), 72);
     }
 
     #[test]
