@@ -24,8 +24,12 @@ pub enum RdbString<'data> {
 
 /// Decimal digits (and sign) of an integer: its `STRLEN`.
 pub fn decimal_len(v: i64) -> u64 {
-    let mut buf = itoa::Buffer::new();
-    buf.format(v).len() as u64
+    // At most 19 digits and a sign: the sums cannot overflow.
+    let digits = v
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| u64::from(d).wrapping_add(1));
+    digits.wrapping_add(u64::from(v < 0))
 }
 
 impl<'data> RdbString<'data> {
@@ -224,6 +228,20 @@ mod tests {
         assert_eq!(read_length(&mut r, "t").unwrap(), 5);
         assert_eq!(read_length(&mut r, "t").unwrap(), 0x102);
         assert_eq!(read_length(&mut r, "t").unwrap(), 256);
+    }
+
+    #[test]
+    fn decimal_lengths_match_the_printed_integers() {
+        let mut edges = vec![0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1];
+        let mut power = 1i64;
+        while let Some(next) = power.checked_mul(10) {
+            edges.extend([power - 1, power, power + 1, -power, 1 - power, -power - 1]);
+            power = next;
+        }
+        edges.extend([power - 1, power, -power, 1 - power]);
+        for v in edges {
+            assert_eq!(decimal_len(v), v.to_string().len() as u64, "{v}");
+        }
     }
 
     #[test]
