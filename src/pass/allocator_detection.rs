@@ -26,6 +26,7 @@ use crate::model::allocator::Allocator;
 use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline};
 use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
+use crate::pass::input::Dump;
 use crate::pass::scan::DumpScan;
 use crate::rdb::{KeyRecord, Scratch};
 use rayon::prelude::*;
@@ -254,7 +255,7 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
 }
 
 /// The allocator for `dump` under `overrides`: the one given, or the detected one.
-pub fn choose_allocator(dump: &[u8], overrides: &ProfileOverrides) -> AllocatorChoice {
+pub fn choose_allocator(dump: &Dump, overrides: &ProfileOverrides) -> AllocatorChoice {
     if let AllocatorSetting::Fixed(a) = overrides.allocator {
         return AllocatorChoice::given(a);
     }
@@ -263,7 +264,9 @@ pub fn choose_allocator(dump: &[u8], overrides: &ProfileOverrides) -> AllocatorC
         note: Some(note.to_string()),
         ..AllocatorChoice::given(Allocator::Jemalloc)
     };
-    let mut scan = DumpScan::new(dump);
+    // A value too long to sample is skipped; its pages are handed back as it is, so
+    // that a dump of one long value is not mapped whole before the pass starts.
+    let mut scan = DumpScan::new(dump).releasing(dump);
     scan.read_preamble();
     let used_mem = scan
         .info()
