@@ -365,28 +365,28 @@ fn valkey_hashtable(header: u64, n: u64, growth: TableGrowth) -> u64 {
     if n == 0 {
         return header;
     }
-    match growth {
-        TableGrowth::Presized => {
-            let buckets = (n * 5).div_ceil(32).next_power_of_two();
-            header + 64 * (buckets + expected_child_buckets(n, buckets))
-        }
+    // The buckets, and the half they doubled from (none when presized).
+    let (buckets, old) = match growth {
+        TableGrowth::Presized => ((n * 5).div_ceil(32).next_power_of_two(), 0),
         TableGrowth::ByInserts => {
             let buckets = n.div_ceil(7).next_power_of_two();
-            let old = buckets / 2;
-            let since_doubled = n.saturating_sub(7 * old);
-            if old == 0 || since_doubled > old {
-                return header + 64 * (buckets + expected_child_buckets(n, buckets));
-            }
-            // Rehashing: one old bucket moved per insert since the table doubled.
-            let unmoved = old - since_doubled;
-            let in_unmoved = 7 * unmoved;
-            header
-                + 64 * (buckets
-                    + old
-                    + expected_child_buckets(in_unmoved, unmoved)
-                    + expected_child_buckets(n - in_unmoved, buckets))
+            (buckets, buckets / 2)
         }
-    }
+    };
+    // Rehashing while the table doubled at most `old` inserts ago: one old bucket moved per
+    // insert since, the others still full (7 entries each).
+    let since_doubled = n.saturating_sub(7 * old);
+    let (old_table, unmoved) = if old > 0 && since_doubled <= old {
+        (old, old - since_doubled)
+    } else {
+        (0, 0)
+    };
+    let in_unmoved = 7 * unmoved;
+    header
+        + 64 * (buckets
+            + old_table
+            + expected_child_buckets(in_unmoved, unmoved)
+            + expected_child_buckets(n - in_unmoved, buckets))
 }
 
 /// Σ over buckets of the children a bucket chain of k entries needs (⌈(k−7)/6⌉ past 7),

@@ -264,9 +264,8 @@ pub fn choose_allocator(dump: &Dump, overrides: &ProfileOverrides) -> AllocatorC
         note: Some(note.to_string()),
         ..AllocatorChoice::given(Allocator::Jemalloc)
     };
-    // A value too long to sample is skipped; its pages are handed back as it is, so
-    // that a dump of one long value is not mapped whole before the pass starts.
-    let mut scan = DumpScan::new(dump).releasing(dump);
+    // A value too long to sample is skipped, its pages handed back as it is.
+    let mut scan = DumpScan::of(dump);
     scan.read_preamble();
     let used_mem = scan
         .info()

@@ -148,7 +148,7 @@ fn now_ms() -> i64 {
 /// The `ctime` aux field and the server profile (with `overrides`), read from the aux
 /// fields before the first key.
 fn dump_context(dump: &Dump, overrides: &ProfileOverrides) -> (Option<i64>, Option<ServerProfile>) {
-    let mut scan = DumpScan::new(dump);
+    let mut scan = DumpScan::of(dump);
     scan.read_preamble();
     let ctime = scan
         .info()

@@ -257,7 +257,7 @@ where
     F: Fn(&mut T, &KeyStats<'_>) + Sync,
     P: Fn(&T, &KeyStats<'_>) + Sync,
 {
-    let mut scan = DumpScan::new(dump).releasing(dump);
+    let mut scan = DumpScan::of(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             // Three batches in flight: `ahead` being scanned, `current` folded on the pool,

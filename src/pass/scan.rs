@@ -9,9 +9,9 @@
 )]
 
 use crate::model::server::{ProfileOverrides, ServerProfile};
+use crate::pass::input::Dump;
 use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::Function;
-use crate::rdb::value::ReleasePages;
 use crate::rdb::{Checksum, DecodeError, Header, KeyRecord, RdbString, Record, Scanner};
 use std::collections::BTreeMap;
 
@@ -87,8 +87,8 @@ impl DumpInfo {
 
 /// Checks `overrides` against what `dump` says of itself before its first key:
 /// `--redis-version` must name a server that writes the dump's RDB version.
-pub fn check_overrides(dump: &[u8], overrides: &ProfileOverrides) -> Result<(), String> {
-    let mut scan = DumpScan::new(dump);
+pub fn check_overrides(dump: &Dump, overrides: &ProfileOverrides) -> Result<(), String> {
+    let mut scan = DumpScan::of(dump);
     scan.read_preamble();
     match (scan.info().header, scan.info().profile()) {
         (Some(header), Some(dumped)) => overrides.check_version(&dumped, header.version),
@@ -149,10 +149,12 @@ impl<'data> DumpScan<'data> {
         }
     }
 
-    /// Hands the pages of long values back to `pages` as the scan skips them.
-    pub fn releasing(mut self, pages: &'data dyn ReleasePages) -> Self {
-        self.scanner = self.scanner.map(|s| s.releasing(pages));
-        self
+    /// A scan of `dump` that hands the pages of long values back as it skips them: every
+    /// scan of a mapped dump, so that none maps a long value whole.
+    pub fn of(dump: &'data Dump) -> Self {
+        let mut scan = DumpScan::new(dump);
+        scan.scanner = scan.scanner.map(|s| s.releasing(dump));
+        scan
     }
 
     /// The server profile the keys of the latest batch were read under.

@@ -233,12 +233,11 @@ mod tests {
     #[test]
     fn decimal_lengths_match_the_printed_integers() {
         let mut edges = vec![0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1];
-        let mut power = 1i64;
-        while let Some(next) = power.checked_mul(10) {
-            edges.extend([power - 1, power, power + 1, -power, 1 - power, -power - 1]);
-            power = next;
+        let mut power = Some(1i64);
+        while let Some(p) = power {
+            edges.extend([p - 1, p, p + 1, -p, 1 - p, -p - 1]);
+            power = p.checked_mul(10);
         }
-        edges.extend([power - 1, power, -power, 1 - power]);
         for v in edges {
             assert_eq!(decimal_len(v), v.to_string().len() as u64, "{v}");
         }

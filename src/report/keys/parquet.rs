@@ -288,15 +288,11 @@ mod tests {
             key.key = name.into();
             columns.push(&key);
         }
-        let path = std::env::temp_dir().join(format!(
-            "rdbscope-column-settings-{}.parquet",
-            std::process::id()
-        ));
-        let mut parquet = ParquetKeys::begin(std::fs::File::create(&path).unwrap()).unwrap();
+        let file = tempfile::tempfile().unwrap();
+        let mut parquet = ParquetKeys::begin(file.try_clone().unwrap()).unwrap();
         parquet.batch(columns).unwrap();
         parquet.finish().unwrap();
-        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
-        std::fs::remove_file(&path).unwrap();
+        let reader = SerializedFileReader::new(file).unwrap();
         let group = reader.metadata().row_group(0);
         for column in group.columns() {
             let name = column.column_path().string();
