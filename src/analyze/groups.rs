@@ -531,6 +531,11 @@ impl GroupTable {
         &self.other
     }
 
+    /// Whether no name is listed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The listed groups, heaviest first ([`GroupStats::weight`], then name).
     pub fn rows(&self) -> Vec<GroupRow<'_>> {
         self.rows_by(SortBy::Memory)
@@ -538,6 +543,14 @@ impl GroupTable {
 
     /// The listed groups, largest first by `by` ([`GroupStats::rank`]), then by name.
     pub fn rows_by(&self, by: SortBy) -> Vec<GroupRow<'_>> {
+        self.rows_top(by, usize::MAX)
+    }
+
+    /// The listed groups: the `n` largest by `by` first, in the order of
+    /// [`GroupTable::rows_by`], then the others in no particular order. A table shows its
+    /// top rows without sorting all of its up to `2.5 m` names (by far the most of what
+    /// printing the tables of a large dump took).
+    pub fn rows_top(&self, by: SortBy, n: usize) -> Vec<GroupRow<'_>> {
         let settled = self.settled.get_or_init(|| {
             self.entries
                 .iter()
@@ -557,12 +570,21 @@ impl GroupTable {
                 error: e.error,
             })
             .collect();
-        rows.sort_unstable_by(|a, b| {
+        let order = |a: &GroupRow<'_>, b: &GroupRow<'_>| {
             b.stats
                 .rank(by)
                 .cmp(&a.stats.rank(by))
                 .then(a.name.cmp(b.name))
-        });
+        };
+        let top = match n.checked_sub(1) {
+            Some(last) if last < rows.len() => {
+                rows.select_nth_unstable_by(last, order);
+                &mut rows[..=last]
+            }
+            Some(_) => &mut rows[..],
+            None => &mut [],
+        };
+        top.sort_unstable_by(order);
         rows
     }
 }
@@ -991,6 +1013,31 @@ mod tests {
         merged += fill(&items[100..], 200);
         assert!(!merged.overflowed());
         check(&merged, &truth);
+    }
+
+    #[test]
+    fn the_top_rows_come_first_in_the_order_of_all_rows() {
+        let items = stream(11, 2_000, 2);
+        let table = fill(&items, 40);
+        let names =
+            |rows: &[GroupRow<'_>]| rows.iter().map(|r| r.name.to_vec()).collect::<Vec<_>>();
+        for by in [SortBy::Memory, SortBy::Keys, SortBy::Elements] {
+            let all = table.rows_by(by);
+            assert!(all.len() > 40, "{} rows", all.len());
+            for n in [0, 1, 7, 40, all.len() - 1, all.len(), all.len() + 5] {
+                let top = table.rows_top(by, n);
+                let shown = n.min(all.len());
+                assert_eq!(names(&top[..shown]), names(&all[..shown]), "{by:?}, {n}");
+                // The others follow in some order: every row once.
+                let mut rest = names(&top[shown..]);
+                let mut expected = names(&all[shown..]);
+                rest.sort();
+                expected.sort();
+                assert_eq!(rest, expected, "{by:?}, {n}");
+            }
+        }
+        assert!(!table.is_empty());
+        assert!(GroupTable::new(5).is_empty());
     }
 
     /// A table's rows (name, figures, error), `(other)` and absent bound, comparable.

@@ -20,6 +20,66 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::ops::AddAssign;
 use std::sync::Arc;
 
+/// Counts `k` under `rule` in `rules` (indexed like [`Rule::ALL`]) and keeps it as a
+/// finding if it is among the worst.
+fn found(
+    rules: &mut [RuleSummary],
+    rule: Rule,
+    k: &KeyStats<'_>,
+    value: i64,
+    threshold: i64,
+    saving: Option<u64>,
+) {
+    let summary = &mut rules[rule as usize];
+    if summary.tally(1, k.memory_bytes) {
+        summary.keep(Finding {
+            rule,
+            db: Some(k.db),
+            subject: Subject::Key(k.key.as_ref().into()),
+            value,
+            threshold,
+            keys: 1,
+            memory_bytes: k.memory_bytes,
+            saving_bytes: saving,
+        });
+    }
+}
+
+/// (value, threshold) when the string is a JSON object or array over the byte
+/// threshold, or an array over the item threshold. Only strings long enough to break
+/// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
+fn json_violation(config: &LintConfig, text: &mut Vec<u8>, k: &KeyStats<'_>) -> Option<(i64, i64)> {
+    let t = &config.thresholds;
+    let s = k.string_value?;
+    let len = s.len();
+    if len
+        <= t.json_string_bytes
+            .min(t.json_array_items.saturating_mul(2))
+    {
+        return None;
+    }
+    let bytes = s.bytes(text).ok()?;
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    let (bytes_over, items) = match bytes[start] {
+        b'[' => {
+            let items = serde_json::from_slice::<Vec<IgnoredAny>>(bytes).ok()?.len() as u64;
+            (len > t.json_string_bytes, Some(items))
+        }
+        b'{' => {
+            serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
+            (len > t.json_string_bytes, None)
+        }
+        _ => return None,
+    };
+    if bytes_over {
+        Some((signed(len), signed(t.json_string_bytes)))
+    } else {
+        items
+            .filter(|&n| n > t.json_array_items)
+            .map(|n| (signed(n), signed(t.json_array_items)))
+    }
+}
+
 pub struct KeyRules {
     config: Arc<LintConfig>,
     /// The server the dump's keys are modelled on (limits, version, allocator); `None`
@@ -36,10 +96,6 @@ pub struct KeyRules {
 
 impl KeyRules {
     pub fn new(config: Arc<LintConfig>, source: Source) -> Self {
-        // A private copy per aggregator (one per worker thread): `add` clones the Arc for
-        // every key, and a count shared between threads bounced its cache line between
-        // cores — a tenth of a `report` run.
-        let config = Arc::new(LintConfig::clone(&config));
         KeyRules {
             rules: Rule::ALL
                 .iter()
@@ -72,50 +128,42 @@ impl KeyRules {
         Rule::ALL.into_iter().zip(self.rules)
     }
 
-    fn found(
-        &mut self,
-        rule: Rule,
-        k: &KeyStats<'_>,
-        value: i64,
-        threshold: i64,
-        saving: Option<u64>,
-    ) {
-        let summary = &mut self.rules[rule as usize];
-        if summary.tally(1, k.memory_bytes) {
-            summary.keep(Finding {
-                rule,
-                db: Some(k.db),
-                subject: Subject::Key(k.key.as_ref().into()),
-                value,
-                threshold,
-                keys: 1,
-                memory_bytes: k.memory_bytes,
-                saving_bytes: saving,
-            });
-        }
-    }
-
     /// Checks `k`; `pattern` is its pattern under the lint's delimiter when the caller
     /// has built it already.
     pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
-        let config = Arc::clone(&self.config);
+        let config = &*self.config;
         let t = &config.thresholds;
         let on = |r| config.enabled(r);
         let key = &*k.key;
         if on(Rule::KeySpecialChars) {
             let bad = special_chars(key);
             if bad > 0 {
-                self.found(Rule::KeySpecialChars, k, signed(bad as u64), 0, None);
+                found(
+                    &mut self.rules,
+                    Rule::KeySpecialChars,
+                    k,
+                    signed(bad as u64),
+                    0,
+                    None,
+                );
             }
         }
         if on(Rule::KeyCharset) {
             let bad = outside_charset(key);
             if bad > 0 {
-                self.found(Rule::KeyCharset, k, signed(bad as u64), 0, None);
+                found(
+                    &mut self.rules,
+                    Rule::KeyCharset,
+                    k,
+                    signed(bad as u64),
+                    0,
+                    None,
+                );
             }
         }
         if on(Rule::KeyTooLong) && key.len() as u64 > t.key_max_bytes {
-            self.found(
+            found(
+                &mut self.rules,
                 Rule::KeyTooLong,
                 k,
                 signed(key.len() as u64),
@@ -124,7 +172,7 @@ impl KeyRules {
             );
         }
         if on(Rule::KeyNoNamespace) && find_delimiter(key, 0, &config.delimiter).is_none() {
-            self.found(Rule::KeyNoNamespace, k, 0, 1, None);
+            found(&mut self.rules, Rule::KeyNoNamespace, k, 0, 1, None);
         }
         let elements = k.elements.unwrap_or(0);
         let is_string = k.redis_type == RedisType::String;
@@ -132,7 +180,8 @@ impl KeyRules {
         let big_collection =
             !is_string && k.redis_type != RedisType::Module && elements > t.bigkey_elements;
         if big_string && on(Rule::BigkeyString) {
-            self.found(
+            found(
+                &mut self.rules,
                 Rule::BigkeyString,
                 k,
                 signed(elements),
@@ -141,7 +190,8 @@ impl KeyRules {
             );
         }
         if big_collection && on(Rule::BigkeyElements) {
-            self.found(
+            found(
+                &mut self.rules,
                 Rule::BigkeyElements,
                 k,
                 signed(elements),
@@ -155,7 +205,8 @@ impl KeyRules {
             } else {
                 t.bigkey_elements
             };
-            self.found(
+            found(
+                &mut self.rules,
                 Rule::BigkeyExpiring,
                 k,
                 signed(elements),
@@ -164,13 +215,21 @@ impl KeyRules {
             );
         }
         if is_string && on(Rule::ValueJsonString) {
-            if let Some((value, threshold)) = self.json_violation(k) {
-                self.found(Rule::ValueJsonString, k, value, threshold, None);
+            if let Some((value, threshold)) = json_violation(config, &mut self.text, k) {
+                found(
+                    &mut self.rules,
+                    Rule::ValueJsonString,
+                    k,
+                    value,
+                    threshold,
+                    None,
+                );
             }
         }
         if on(Rule::EncodingJustOverListpack) {
             if let Some((value, limit, saving)) = self.just_over_listpack(k) {
-                self.found(
+                found(
+                    &mut self.rules,
                     Rule::EncodingJustOverListpack,
                     k,
                     signed(value),
@@ -183,7 +242,8 @@ impl KeyRules {
             && k.encoding.is_listpack()
             && elements > t.listpack_max_entries
         {
-            self.found(
+            found(
+                &mut self.rules,
                 Rule::EncodingListpackTooLong,
                 k,
                 signed(elements),
@@ -193,12 +253,13 @@ impl KeyRules {
         }
         if let Some(ttl) = k.ttl_s.filter(|&s| s < 0) {
             if on(Rule::TtlAlreadyExpired) {
-                self.found(Rule::TtlAlreadyExpired, k, ttl, 0, None);
+                found(&mut self.rules, Rule::TtlAlreadyExpired, k, ttl, 0, None);
             }
         }
         if let Some(idle) = k.idle_s.filter(|&s| s > t.idle_cold_seconds) {
             if on(Rule::IdleCold) {
-                self.found(
+                found(
+                    &mut self.rules,
                     Rule::IdleCold,
                     k,
                     signed(idle),
@@ -209,7 +270,14 @@ impl KeyRules {
         }
         if let Some(freq) = k.lfu_freq.filter(|&f| f >= t.hot_lfu) {
             if on(Rule::HotLfu) {
-                self.found(Rule::HotLfu, k, i64::from(freq), i64::from(t.hot_lfu), None);
+                found(
+                    &mut self.rules,
+                    Rule::HotLfu,
+                    k,
+                    i64::from(freq),
+                    i64::from(t.hot_lfu),
+                    None,
+                );
             }
         }
         if is_string && on(Rule::TypeStringsAsHash) && elements <= t.strings_as_hash_value_bytes {
@@ -223,41 +291,6 @@ impl KeyRules {
             if field_of(pattern, &config.delimiter).is_some() {
                 self.strings.add(pattern, k);
             }
-        }
-    }
-
-    /// (value, threshold) when the string is a JSON object or array over the byte
-    /// threshold, or an array over the item threshold. Only strings long enough to break
-    /// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
-    fn json_violation(&mut self, k: &KeyStats<'_>) -> Option<(i64, i64)> {
-        let t = &self.config.thresholds;
-        let s = k.string_value?;
-        let len = s.len();
-        if len
-            <= t.json_string_bytes
-                .min(t.json_array_items.saturating_mul(2))
-        {
-            return None;
-        }
-        let bytes = s.bytes(&mut self.text).ok()?;
-        let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
-        let (bytes_over, items) = match bytes[start] {
-            b'[' => {
-                let items = serde_json::from_slice::<Vec<IgnoredAny>>(bytes).ok()?.len() as u64;
-                (len > t.json_string_bytes, Some(items))
-            }
-            b'{' => {
-                serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
-                (len > t.json_string_bytes, None)
-            }
-            _ => return None,
-        };
-        if bytes_over {
-            Some((signed(len), signed(t.json_string_bytes)))
-        } else {
-            items
-                .filter(|&n| n > t.json_array_items)
-                .map(|n| (signed(n), signed(t.json_array_items)))
         }
     }
 

@@ -278,7 +278,7 @@ impl GroupTableJson {
 
     /// The table with its `rows` first rows by `by`.
     pub fn sorted(table: &GroupTable, rows: usize, by: SortBy) -> Self {
-        let kept = table.rows_by(by);
+        let kept = table.rows_top(by, rows);
         let (unlisted_keys, unlisted_memory_bytes) = unlisted(&kept, rows);
         GroupTableJson {
             cap: table.capacity(),
@@ -330,7 +330,7 @@ pub struct PatternEncodingsJson {
 
 impl PatternEncodingsJson {
     pub fn new(table: &GroupTable, rows: usize) -> Self {
-        let kept = table.rows();
+        let kept = table.rows_top(SortBy::Memory, rows);
         let (unlisted_keys, unlisted_memory_bytes) = unlisted(&kept, rows);
         PatternEncodingsJson {
             cap: table.capacity(),

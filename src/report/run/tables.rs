@@ -163,7 +163,11 @@ pub fn group_section(
     view: View,
     whole: Whole,
 ) {
-    let shown: Vec<_> = t.rows_by(view.sort).into_iter().take(view.rows).collect();
+    let shown: Vec<_> = t
+        .rows_top(view.sort, view.rows)
+        .into_iter()
+        .take(view.rows)
+        .collect();
     let bounded = shown.iter().any(|r| r.error != ErrorBound::default());
     let mut header = vec![
         first,
@@ -230,7 +234,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
     };
     for (i, t) in p.tables().iter().enumerate() {
         let title = format!("Prefixes, depth {}{below} (delimiter {delimiter:?})", i + 1);
-        if t.rows().is_empty() && !t.overflowed() {
+        if t.is_empty() && !t.overflowed() {
             let _ = writeln!(
                 out,
                 "{title}: no key has more than {} segments{below}\n",
@@ -505,7 +509,7 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
         ),
         t,
     );
-    if !m.slots.tags().rows().is_empty() {
+    if !m.slots.tags().is_empty() {
         let view = View { rows: 10, sort };
         group_section(&mut out, "Hash tags", "tag", m.slots.tags(), view, whole);
     }
