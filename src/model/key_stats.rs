@@ -14,7 +14,7 @@ use crate::model::server::ServerProfile;
 use crate::rdb::checksum::hash_slot;
 use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::length::read_string;
-use crate::rdb::module::ModuleId;
+use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
     summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType, Scratch, ValueSummary,
 };
@@ -182,9 +182,6 @@ impl<'data> KeyStats<'data> {
 
     /// What `TYPE key` answers: the Redis type, or a module type's own name.
     pub fn type_name(&self) -> Cow<'static, str> {
-        match self.module {
-            Some(id) => Cow::Owned(id.name()),
-            None => Cow::Borrowed(self.redis_type.name()),
-        }
+        type_name(self.redis_type, self.module)
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::model::encoding::Encoding;
 use crate::model::key_stats::KeyStats;
-use crate::rdb::module::ModuleId;
+use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::RedisType;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
@@ -71,10 +71,7 @@ impl TypeKey {
     }
 
     pub fn name(&self) -> Cow<'static, str> {
-        match self.module {
-            Some(id) => Cow::Owned(id.name()),
-            None => Cow::Borrowed(self.redis_type.name()),
-        }
+        type_name(self.redis_type, self.module)
     }
 
     fn order(&self) -> (RedisType, u64) {

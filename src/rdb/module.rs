@@ -5,6 +5,8 @@
 use super::bytes::Bytes;
 use super::error::Result;
 use super::length::{read_length, read_string};
+use super::value_type::RedisType;
+use std::borrow::Cow;
 
 const CHARSET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -12,6 +14,15 @@ const CHARSET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct ModuleId(pub u64);
+
+/// What `TYPE key` answers for a value of type `redis_type`: the module type's own name
+/// when `module` holds it.
+pub fn type_name(redis_type: RedisType, module: Option<ModuleId>) -> Cow<'static, str> {
+    match module {
+        Some(id) => Cow::Owned(id.name()),
+        None => Cow::Borrowed(redis_type.name()),
+    }
+}
 
 impl ModuleId {
     /// The module type's name, as `TYPE key` returns it (e.g. `ReJSON-RL`).
