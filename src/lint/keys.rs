@@ -20,66 +20,6 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::ops::AddAssign;
 use std::sync::Arc;
 
-/// Counts `k` under `rule` in `rules` (indexed like [`Rule::ALL`]) and keeps it as a
-/// finding if it is among the worst.
-fn found(
-    rules: &mut [RuleSummary],
-    rule: Rule,
-    k: &KeyStats<'_>,
-    value: i64,
-    threshold: i64,
-    saving: Option<u64>,
-) {
-    let summary = &mut rules[rule as usize];
-    if summary.tally(1, k.memory_bytes) {
-        summary.keep(Finding {
-            rule,
-            db: Some(k.db),
-            subject: Subject::Key(k.key.as_ref().into()),
-            value,
-            threshold,
-            keys: 1,
-            memory_bytes: k.memory_bytes,
-            saving_bytes: saving,
-        });
-    }
-}
-
-/// (value, threshold) when the string is a JSON object or array over the byte
-/// threshold, or an array over the item threshold. Only strings long enough to break
-/// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
-fn json_violation(config: &LintConfig, text: &mut Vec<u8>, k: &KeyStats<'_>) -> Option<(i64, i64)> {
-    let t = &config.thresholds;
-    let s = k.string_value?;
-    let len = s.len();
-    if len
-        <= t.json_string_bytes
-            .min(t.json_array_items.saturating_mul(2))
-    {
-        return None;
-    }
-    let bytes = s.bytes(text).ok()?;
-    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
-    let (bytes_over, items) = match bytes[start] {
-        b'[' => {
-            let items = serde_json::from_slice::<Vec<IgnoredAny>>(bytes).ok()?.len() as u64;
-            (len > t.json_string_bytes, Some(items))
-        }
-        b'{' => {
-            serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
-            (len > t.json_string_bytes, None)
-        }
-        _ => return None,
-    };
-    if bytes_over {
-        Some((signed(len), signed(t.json_string_bytes)))
-    } else {
-        items
-            .filter(|&n| n > t.json_array_items)
-            .map(|n| (signed(n), signed(t.json_array_items)))
-    }
-}
-
 pub struct KeyRules {
     config: Arc<LintConfig>,
     /// The server the dump's keys are modelled on (limits, version, allocator); `None`
@@ -135,44 +75,44 @@ impl KeyRules {
         let t = &config.thresholds;
         let on = |r| config.enabled(r);
         let key = &*k.key;
+        // Counts `k` under a rule and keeps it as a finding if it is among the worst.
+        let mut found = |rule: Rule, value: i64, threshold: i64, saving: Option<u64>| {
+            let summary = &mut self.rules[rule as usize];
+            if summary.tally(1, k.memory_bytes) {
+                summary.keep(Finding {
+                    rule,
+                    db: Some(k.db),
+                    subject: Subject::Key(k.key.as_ref().into()),
+                    value,
+                    threshold,
+                    keys: 1,
+                    memory_bytes: k.memory_bytes,
+                    saving_bytes: saving,
+                });
+            }
+        };
         if on(Rule::KeySpecialChars) {
             let bad = special_chars(key);
             if bad > 0 {
-                found(
-                    &mut self.rules,
-                    Rule::KeySpecialChars,
-                    k,
-                    signed(bad as u64),
-                    0,
-                    None,
-                );
+                found(Rule::KeySpecialChars, signed(bad as u64), 0, None);
             }
         }
         if on(Rule::KeyCharset) {
             let bad = outside_charset(key);
             if bad > 0 {
-                found(
-                    &mut self.rules,
-                    Rule::KeyCharset,
-                    k,
-                    signed(bad as u64),
-                    0,
-                    None,
-                );
+                found(Rule::KeyCharset, signed(bad as u64), 0, None);
             }
         }
         if on(Rule::KeyTooLong) && key.len() as u64 > t.key_max_bytes {
             found(
-                &mut self.rules,
                 Rule::KeyTooLong,
-                k,
                 signed(key.len() as u64),
                 signed(t.key_max_bytes),
                 None,
             );
         }
         if on(Rule::KeyNoNamespace) && find_delimiter(key, 0, &config.delimiter).is_none() {
-            found(&mut self.rules, Rule::KeyNoNamespace, k, 0, 1, None);
+            found(Rule::KeyNoNamespace, 0, 1, None);
         }
         let elements = k.elements.unwrap_or(0);
         let is_string = k.redis_type == RedisType::String;
@@ -181,9 +121,7 @@ impl KeyRules {
             !is_string && k.redis_type != RedisType::Module && elements > t.bigkey_elements;
         if big_string && on(Rule::BigkeyString) {
             found(
-                &mut self.rules,
                 Rule::BigkeyString,
-                k,
                 signed(elements),
                 signed(t.bigkey_string_bytes),
                 None,
@@ -191,9 +129,7 @@ impl KeyRules {
         }
         if big_collection && on(Rule::BigkeyElements) {
             found(
-                &mut self.rules,
                 Rule::BigkeyElements,
-                k,
                 signed(elements),
                 signed(t.bigkey_elements),
                 None,
@@ -206,32 +142,22 @@ impl KeyRules {
                 t.bigkey_elements
             };
             found(
-                &mut self.rules,
                 Rule::BigkeyExpiring,
-                k,
                 signed(elements),
                 signed(threshold),
                 None,
             );
         }
         if is_string && on(Rule::ValueJsonString) {
-            if let Some((value, threshold)) = json_violation(config, &mut self.text, k) {
-                found(
-                    &mut self.rules,
-                    Rule::ValueJsonString,
-                    k,
-                    value,
-                    threshold,
-                    None,
-                );
+            if let Some((value, threshold)) = Self::json_violation(config, &mut self.text, k) {
+                found(Rule::ValueJsonString, value, threshold, None);
             }
         }
         if on(Rule::EncodingJustOverListpack) {
-            if let Some((value, limit, saving)) = self.just_over_listpack(k) {
+            if let Some((value, limit, saving)) = Self::just_over_listpack(self.profile, config, k)
+            {
                 found(
-                    &mut self.rules,
                     Rule::EncodingJustOverListpack,
-                    k,
                     signed(value),
                     signed(limit),
                     Some(saving),
@@ -243,9 +169,7 @@ impl KeyRules {
             && elements > t.listpack_max_entries
         {
             found(
-                &mut self.rules,
                 Rule::EncodingListpackTooLong,
-                k,
                 signed(elements),
                 signed(t.listpack_max_entries),
                 None,
@@ -253,15 +177,13 @@ impl KeyRules {
         }
         if let Some(ttl) = k.ttl_s.filter(|&s| s < 0) {
             if on(Rule::TtlAlreadyExpired) {
-                found(&mut self.rules, Rule::TtlAlreadyExpired, k, ttl, 0, None);
+                found(Rule::TtlAlreadyExpired, ttl, 0, None);
             }
         }
         if let Some(idle) = k.idle_s.filter(|&s| s > t.idle_cold_seconds) {
             if on(Rule::IdleCold) {
                 found(
-                    &mut self.rules,
                     Rule::IdleCold,
-                    k,
                     signed(idle),
                     signed(t.idle_cold_seconds),
                     None,
@@ -270,14 +192,7 @@ impl KeyRules {
         }
         if let Some(freq) = k.lfu_freq.filter(|&f| f >= t.hot_lfu) {
             if on(Rule::HotLfu) {
-                found(
-                    &mut self.rules,
-                    Rule::HotLfu,
-                    k,
-                    i64::from(freq),
-                    i64::from(t.hot_lfu),
-                    None,
-                );
+                found(Rule::HotLfu, i64::from(freq), i64::from(t.hot_lfu), None);
             }
         }
         if is_string && on(Rule::TypeStringsAsHash) && elements <= t.strings_as_hash_value_bytes {
@@ -294,14 +209,57 @@ impl KeyRules {
         }
     }
 
+    /// (value, threshold) when the string is a JSON object or array over the byte
+    /// threshold, or an array over the item threshold. Only strings long enough to break
+    /// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
+    fn json_violation(
+        config: &LintConfig,
+        text: &mut Vec<u8>,
+        k: &KeyStats<'_>,
+    ) -> Option<(i64, i64)> {
+        let t = &config.thresholds;
+        let s = k.string_value?;
+        let len = s.len();
+        if len
+            <= t.json_string_bytes
+                .min(t.json_array_items.saturating_mul(2))
+        {
+            return None;
+        }
+        let bytes = s.bytes(text).ok()?;
+        let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+        let (bytes_over, items) = match bytes[start] {
+            b'[' => {
+                let items = serde_json::from_slice::<Vec<IgnoredAny>>(bytes).ok()?.len() as u64;
+                (len > t.json_string_bytes, Some(items))
+            }
+            b'{' => {
+                serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
+                (len > t.json_string_bytes, None)
+            }
+            _ => return None,
+        };
+        if bytes_over {
+            Some((signed(len), signed(t.json_string_bytes)))
+        } else {
+            items
+                .filter(|&n| n > t.json_array_items)
+                .map(|n| (signed(n), signed(t.json_array_items)))
+        }
+    }
+
     /// When `k` has a big encoding (hashtable, skiplist, quicklist) although it is within
     /// the margin of the limits that would make it compact: (value, limit, estimated
     /// saving). Value and limit are those of the limit the key is over: entries, or the
     /// bytes of its longest element (of a list node for lists under a byte limit).
-    fn just_over_listpack(&self, k: &KeyStats<'_>) -> Option<(u64, u64, u64)> {
-        let p = self.profile?;
+    fn just_over_listpack(
+        profile: Option<ServerProfile>,
+        config: &LintConfig,
+        k: &KeyStats<'_>,
+    ) -> Option<(u64, u64, u64)> {
+        let p = profile?;
         let l = &p.limits;
-        let m = self.config.thresholds.listpack_margin;
+        let m = config.thresholds.listpack_margin;
         let n = k.elements?;
         let largest = k.largest_element_bytes;
         let within = |entries: u64, value: u64| {
