@@ -23,7 +23,7 @@ use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::io;
 use std::path::{Path, PathBuf};
 use thread_local::ThreadLocal;
@@ -174,8 +174,13 @@ trait DumpFold: Sync {
     /// Whether keys are folded at all (a pass that folded keys past a damaged value is
     /// folded again up to it).
     const FOLDS: bool;
-    fn add(&self, key: &KeyStats<'_>);
-    fn prefetch(&self, key: &KeyStats<'_>);
+    /// What a pool thread folds into, taken once for each chunk of keys.
+    type Local<'a>
+    where
+        Self: 'a;
+    fn local(&self) -> Self::Local<'_>;
+    fn add(local: &mut Self::Local<'_>, key: &KeyStats<'_>);
+    fn prefetch(local: &Self::Local<'_>, key: &KeyStats<'_>);
     /// The threads' shares merged.
     fn merged(self) -> Self::Folded;
     /// The totals the per-file summary shows.
@@ -195,25 +200,30 @@ impl<A: Aggregator, M: Fn() -> A + Sync> PerThread<A, M> {
             make,
         }
     }
-
-    #[inline]
-    fn local(&self) -> &RefCell<A> {
-        self.locals.get_or(|| RefCell::new((self.make)()))
-    }
 }
 
 impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerThread<A, M> {
     type Folded = A;
     const FOLDS: bool = true;
+    type Local<'a>
+        = RefMut<'a, A>
+    where
+        Self: 'a;
 
-    #[inline]
-    fn add(&self, key: &KeyStats<'_>) {
-        self.local().borrow_mut().add(key);
+    fn local(&self) -> RefMut<'_, A> {
+        self.locals
+            .get_or(|| RefCell::new((self.make)()))
+            .borrow_mut()
     }
 
     #[inline]
-    fn prefetch(&self, key: &KeyStats<'_>) {
-        self.local().borrow().prefetch(key);
+    fn add(local: &mut RefMut<'_, A>, key: &KeyStats<'_>) {
+        local.add(key);
+    }
+
+    #[inline]
+    fn prefetch(local: &RefMut<'_, A>, key: &KeyStats<'_>) {
+        local.prefetch(key);
     }
 
     fn merged(self) -> A {
@@ -235,12 +245,15 @@ struct NoFold;
 impl DumpFold for NoFold {
     type Folded = ();
     const FOLDS: bool = false;
+    type Local<'a> = ();
+
+    fn local(&self) {}
 
     #[inline]
-    fn add(&self, _: &KeyStats<'_>) {}
+    fn add((): &mut (), _: &KeyStats<'_>) {}
 
     #[inline]
-    fn prefetch(&self, _: &KeyStats<'_>) {}
+    fn prefetch((): &(), _: &KeyStats<'_>) {}
 
     fn merged(self) {}
 
@@ -431,14 +444,15 @@ fn fold_pass<F: DumpFold, S: RowSink>(
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
             },
-            fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
+            local: || fold.local(),
+            fold: |chunk: &mut Chunk<_>, local: &mut F::Local<'_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
-                fold.add(key);
+                F::add(local, key);
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
             },
-            prefetch: |_: &Chunk<_>, key: &KeyStats<'_>| fold.prefetch(key),
+            prefetch: |local: &F::Local<'_>, key: &KeyStats<'_>| F::prefetch(local, key),
         },
         |chunk| {
             if let Some(progress) = progress {

@@ -100,43 +100,33 @@ struct Folded<T> {
     failure: Option<(usize, DecodeError)>,
 }
 
-/// What a pass does with each key, on the pool: `fold` it into the chunk's value, after
-/// `prefetch` announced it one key earlier (the aggregates' `prefetch` module says why).
-pub struct Folding<I, F, P> {
+/// What a pass does with each key, on the pool: `fold` it into the chunk's value (`init`,
+/// handed to `consume` in file order) and the pool thread's state for the chunk (`local`,
+/// taken once a chunk rather than once a key, and left on the thread), after `prefetch`
+/// announced it one key earlier (the aggregates' `prefetch` module says why).
+pub struct Folding<I, L, F, P> {
     pub init: I,
+    pub local: L,
     pub fold: F,
     pub prefetch: P,
 }
 
-impl<T, I, F> Folding<I, F, fn(&T, &KeyStats<'_>)>
-where
-    I: Fn() -> T + Sync,
-    F: Fn(&mut T, &KeyStats<'_>) + Sync,
-{
-    /// A pass whose folding touches nothing worth prefetching.
-    pub fn new(init: I, fold: F) -> Self {
-        Folding {
-            init,
-            fold,
-            prefetch: |_, _| {},
-        }
-    }
-}
-
-fn fold_chunk<T, I, F, P>(
+fn fold_chunk<T, S, I, L, F, P>(
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
     profile: &crate::model::server::ServerProfile,
     filter: &KeyFilter,
-    folding: &Folding<I, F, P>,
+    folding: &Folding<I, L, F, P>,
 ) -> Folded<T>
 where
     I: Fn() -> T + Sync,
-    F: Fn(&mut T, &KeyStats<'_>) + Sync,
-    P: Fn(&T, &KeyStats<'_>) + Sync,
+    L: Fn() -> S + Sync,
+    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
+    P: Fn(&S, &KeyStats<'_>) + Sync,
 {
     let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
+    let mut local = (folding.local)();
     // Keys are read one ahead of folding, into the two statistics in turn: the key just
     // read is announced while the previous one is folded.
     let mut pair = [KeyStats::new(), KeyStats::new()];
@@ -156,10 +146,10 @@ where
         let outcome = read.read(record, profile, &mut scratch);
         let kept = outcome.is_ok() && filter.keeps(read.memory_bytes);
         if kept {
-            (folding.prefetch)(&value, read);
+            (folding.prefetch)(&local, read);
         }
         if waiting.is_some() {
-            (folding.fold)(&mut value, previous);
+            (folding.fold)(&mut value, &mut local, previous);
         }
         if let Err(e) = outcome {
             return Folded {
@@ -170,7 +160,7 @@ where
         waiting = kept.then_some(next);
     }
     if let Some(w) = waiting {
-        (folding.fold)(&mut value, &pair[w]);
+        (folding.fold)(&mut value, &mut local, &pair[w]);
     }
     Folded {
         value,
@@ -245,17 +235,18 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
 /// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
 /// values in file order (including the partial chunk before a damaged value).
-pub fn run<T, I, F, P>(
+pub fn run<T, S, I, L, F, P>(
     dump: &Dump,
     options: &Options,
-    folding: Folding<I, F, P>,
+    folding: Folding<I, L, F, P>,
     mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
     T: Send,
     I: Fn() -> T + Sync,
-    F: Fn(&mut T, &KeyStats<'_>) + Sync,
-    P: Fn(&T, &KeyStats<'_>) + Sync,
+    L: Fn() -> S + Sync,
+    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
+    P: Fn(&S, &KeyStats<'_>) + Sync,
 {
     let mut scan = DumpScan::of(dump);
     let (crc, value_damage) =
