@@ -169,6 +169,15 @@ impl TopN {
                 Some(Reverse(low)) if low.rank_cmp(value, k.db, &k.key, self.file).is_lt() => {}
                 _ => return,
             }
+        }
+        self.keep(k, value);
+    }
+
+    /// Keeps `k`, ranked by `value`, in place of the lowest kept key if there are `n`:
+    /// apart from [`TopN::add`], which is inlined into the caller for every key.
+    #[inline(never)]
+    fn keep(&mut self, k: &KeyStats<'_>, value: u64) {
+        if self.heap.len() >= self.n {
             self.heap.pop();
         }
         self.heap.push(Reverse(TopKey::new(k, value, self.file)));
