@@ -114,7 +114,7 @@ impl<'a> Iterator for ListpackIter<'a> {
     /// An entry and its size in bytes.
     type Item = Result<(Element<'a>, u64)>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.r.is_empty() {
             return None;
