@@ -1,7 +1,6 @@
 //! `rdbscope info`: what each dump says about itself.
 
 use super::{keep_verdict, Outcome};
-use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
 use crate::pass::allocator_detection::AllocatorChoice;
@@ -113,16 +112,14 @@ fn describe(
     let pass = pipeline::run(
         &dump,
         &options,
-        Folding {
-            init: || 0u64,
-            local: || (),
-            fold: |sum: &mut u64, (): &mut (), key: &KeyStats<'_>| {
+        Folding::new(
+            || 0u64,
+            |sum, (), key| {
                 if let Some(profile) = &profile {
                     *sum += key.used_memory_bytes(profile);
                 }
             },
-            prefetch: |(): &(), _: &KeyStats<'_>| {},
-        },
+        ),
         |sum| {
             keys_bytes += sum;
             Ok(())

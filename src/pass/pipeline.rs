@@ -111,6 +111,23 @@ pub struct Folding<I, L, F, P> {
     pub prefetch: P,
 }
 
+impl<T, I, F> Folding<I, fn(), F, fn(&(), &KeyStats<'_>)>
+where
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, &mut (), &KeyStats<'_>) + Sync,
+{
+    /// A pass whose folding keeps no state on the thread and touches nothing worth
+    /// prefetching.
+    pub fn new(init: I, fold: F) -> Self {
+        Folding {
+            init,
+            local: || (),
+            fold,
+            prefetch: |(), _| {},
+        }
+    }
+}
+
 fn fold_chunk<T, S, I, L, F, P>(
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
