@@ -210,6 +210,8 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerThread<A, M> {
     where
         Self: 'a;
 
+    /// Borrowed for a whole chunk: a chunk's fold calls nothing that lets the pool run
+    /// other work on its thread, so no second borrow of the same aggregator can begin.
     fn local(&self) -> RefMut<'_, A> {
         self.locals
             .get_or(|| RefCell::new((self.make)()))
