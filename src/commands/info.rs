@@ -5,7 +5,7 @@ use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
 use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::analysis::PreparedDump;
-use crate::pass::input::{Dump, SpoolOptions};
+use crate::pass::input::{source_name, Dump, SpoolOptions};
 use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use crate::report::info;
@@ -91,7 +91,7 @@ fn describe(
     Option<String>,
 )> {
     let dump = Dump::open(path, &args.spool)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", source_name(path))))?;
     let name = dump.display_name();
     let options = Options {
         verify_checksum: true,

@@ -15,12 +15,15 @@ use crate::lint::{LintConfig, Thresholds};
 use crate::model::server::{ProfileOverrides, Version};
 use crate::pass::filter::{glob_to_regex, KeyFilter};
 use crate::pass::input::SpoolOptions;
+use crate::pass::live::{self, LiveOptions, TlsFiles};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::ProgressMode;
 use crate::report::diff::compare::DiffOptions;
 use crate::report::keys::rows::RowFormat;
 use std::io;
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::time::Duration;
 
 fn invalid(message: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message.into())
@@ -142,10 +145,30 @@ impl CommonArgs {
     }
 
     fn spool(&self) -> SpoolOptions {
+        let live = &self.live;
         SpoolOptions {
             dir: self.tmpdir.clone(),
             max_bytes: self.max_spool,
+            live: LiveOptions {
+                allow_master: live.allow_master,
+                timeout: Duration::from_secs_f64(live.timeout),
+                keep_dump: live.keep_dump.clone(),
+                tls: TlsFiles {
+                    ca_cert: live.tls_ca_cert.clone(),
+                    cert: live.tls_cert.clone(),
+                    key: live.tls_key.clone(),
+                },
+                cluster: live.cluster,
+                allow_partial: live.allow_partial,
+                parallel: live.parallel.get(),
+            },
         }
+    }
+
+    /// The dumps: files as given, live addresses without their password, a `--cluster`
+    /// address expanded into its shards (which asks the cluster).
+    fn sources(&self, dumps: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+        live::sources(dumps, &self.spool().live)
     }
 }
 
@@ -229,11 +252,11 @@ impl ReportArgs {
         let filtered = !options.filter.is_empty();
         let prefixes = self.drill.apply(&self.rollup, &mut options);
         Ok(report::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             out_dir: self.out_dir.clone(),
             keys_files: self.keys_format,
             html: self.html.clone(),
-            baseline: self.baseline.clone(),
+            baseline: self.common.sources(&self.baseline)?,
             format: self.format,
             aggregates: AggregateConfig {
                 top_n: self.top,
@@ -253,7 +276,7 @@ impl ReportArgs {
 impl TopArgs {
     fn build(&self) -> io::Result<top::Config> {
         Ok(top::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             n: self.n,
             by: self.by,
             format: self.format,
@@ -269,7 +292,7 @@ impl PrefixesArgs {
         let filtered = !options.filter.is_empty();
         let prefixes = self.drill.apply(&self.rollup, &mut options);
         Ok(prefixes::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             patterns: self.patterns,
             rows: self.rows,
             format: self.format,
@@ -301,7 +324,7 @@ impl KeysArgs {
                 (KeysFormat::Jsonl, None) => Some(RowFormat::Jsonl),
             };
         Ok(keys::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             rows,
             output: self.output.clone(),
             options: self.common.options(&self.run)?,
@@ -318,7 +341,7 @@ impl InfoArgs {
             ));
         }
         Ok(info::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             format: self.format,
             spool: self.common.spool(),
             overrides: self.common.overrides()?,
@@ -329,7 +352,7 @@ impl InfoArgs {
 impl LintCommandArgs {
     fn build(&self) -> io::Result<lint::Config> {
         Ok(lint::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             format: self.format,
             fail_on: self.fail_on,
             lint: self.lint.config(&self.rollup),
@@ -355,8 +378,8 @@ impl DiffArgs {
             }
         };
         Ok(diff::Config {
-            old,
-            new,
+            old: self.common.sources(&old)?,
+            new: self.common.sources(&new)?,
             format: self.format,
             out_dir: self.out_dir.clone(),
             diff: DiffOptions {

@@ -8,7 +8,7 @@ use super::examples::{
 };
 use super::values::{
     non_empty, parse_allocator, parse_byte_size, parse_factor, parse_growth, parse_percent,
-    parse_quantum, parse_rule, parse_type,
+    parse_quantum, parse_rule, parse_timeout, parse_type,
 };
 use crate::analyze::groups::SortBy;
 use crate::analyze::prefixes::MAX_DEPTH;
@@ -134,6 +134,48 @@ pub struct CommonArgs {
     pub max_spool: Option<u64>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// Reading a running server instead of a file: a DUMP given as
+/// `redis://[user[:password]@]host[:port]` or `rediss://` (TLS; the password may come
+/// from REDISCLI_AUTH instead). The server sends its dataset as it would to a new
+/// replica; read a replica (README: what a live read costs the server).
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Live sources")]
+pub struct LiveArgs {
+    /// Read a master too: a full sync makes it fork a BGSAVE (copy-on-write memory).
+    #[arg(long)]
+    pub allow_master: bool,
+    /// Give up on a server silent for this many seconds (it sends a newline a second
+    /// while it forks and saves).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_timeout)]
+    pub timeout: f64,
+    /// Keep the payload read here (a directory, one file a server, under --cluster or
+    /// with several addresses).
+    #[arg(long, value_name = "PATH")]
+    pub keep_dump: Option<PathBuf>,
+    /// The CA certificate(s) a rediss:// server's certificate is checked against (PEM;
+    /// default: the system's).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca_cert: Option<PathBuf>,
+    /// A client certificate (PEM) for servers that ask for one; with --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The address is one node of a cluster: read every shard (`CLUSTER SHARDS`) from one
+    /// in-sync replica each, into one report with a row a shard.
+    #[arg(long)]
+    pub cluster: bool,
+    /// Under --cluster, leave out a shard with no in-sync replica instead of failing.
+    #[arg(long, requires = "cluster")]
+    pub allow_partial: bool,
+    /// Under --cluster, shards read at once.
+    #[arg(long, value_name = "N", default_value_t = NonZeroUsize::new(2).expect("non-zero"))]
+    pub parallel: NonZeroUsize,
 }
 
 /// How an analysing command runs: threads, progress bar, checksum.

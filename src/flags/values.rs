@@ -194,6 +194,16 @@ pub(super) fn non_empty(s: &str) -> Result<String, String> {
     }
 }
 
+/// `--timeout`: seconds, more than zero (fractions allowed).
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "{s:?} is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_byte_size;

@@ -17,7 +17,8 @@ use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::pass::fold::{Aggregator, Source};
-use crate::pass::input::Dump;
+use crate::pass::input::{self, Dump};
+use crate::pass::live;
 use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
@@ -343,7 +344,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
 ) -> io::Result<(FileSummary, Option<F::Folded>)> {
-    let name = path.display().to_string();
+    let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool) {
         Ok(d) => d,
@@ -356,7 +357,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
             return Ok((summary, None));
         }
     };
-    if path == Path::new("-") {
+    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
         progress.add_length(dump.len() as u64);
     }
     let prepared = PreparedDump::new(dump, name, options)?;
