@@ -7,11 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1; then
-    echo "installing redis-server (the live tests start a real one)"
+debs=()
+command -v redis-server >/dev/null 2>&1 || debs+=(redis-server)
+# The live-source tests: redis-cli creates a cluster, openssl a CA and certificates.
+command -v redis-cli >/dev/null 2>&1 || debs+=(redis-tools)
+command -v openssl >/dev/null 2>&1 || debs+=(openssl)
+if [ ${#debs[@]} -gt 0 ]; then
+    echo "installing ${debs[*]} (the live tests start real servers)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq redis-server >/dev/null
+    apt-get install -y -qq "${debs[@]}" >/dev/null
 fi
 
 venv=.venv
