@@ -151,7 +151,7 @@ pub fn sources(dumps: &[PathBuf], options: &LiveOptions) -> io::Result<Vec<PathB
             out.push(PathBuf::from(uri));
         }
     }
-    if options.cluster && live.is_empty() {
+    if options.cluster && live.is_empty() && !dumps.is_empty() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "--cluster reads a cluster from one of its nodes: give a redis:// address",
