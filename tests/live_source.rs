@@ -252,9 +252,20 @@ fn master_and_unlinked_replica_refused() {
             && e.contains("--allow-master"),
         "{e}"
     );
-    let o = rdbscope(&["keys", "--allow-master", &master]);
+    let kept = tempfile::tempdir().unwrap();
+    let kept = kept.path().join("master.rdb");
+    let o = rdbscope(&[
+        "keys",
+        "--allow-master",
+        "--keep-dump",
+        kept.to_str().unwrap(),
+        &master,
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 42, "a header and 41 keys");
+    // The payload kept is a dump like any other: the same rows, named by its path.
+    let from_file = rdbscope(&["keys", kept.to_str().unwrap()]);
+    assert_eq!(stdout(&from_file), stdout(&o));
     let mut r = pair.replica.connect();
     r.ok(cmd!("REPLICAOF", "127.0.0.1", "1"));
     let o = rdbscope(&["keys", &format!("redis://127.0.0.1:{}", pair.replica.port)]);
