@@ -720,10 +720,32 @@ fn cluster_of_three_shards() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let seed = format!("redis://127.0.0.1:{}", nodes[0].port);
-    let o = rdbscope(&["report", "-q", "--format", "json", "--cluster", &seed]);
+    let kept = tempfile::tempdir().unwrap();
+    let kept_dir = kept.path().join("shards");
+    let o = rdbscope(&[
+        "report",
+        "-q",
+        "--format",
+        "json",
+        "--cluster",
+        "--keep-dump",
+        kept_dir.to_str().unwrap(),
+        &seed,
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["totals"]["keys"], 600);
+    // --keep-dump: one dump a shard, which read as files give the same count.
+    let mut shard_files: Vec<String> = std::fs::read_dir(&kept_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .collect();
+    shard_files.sort();
+    assert_eq!(shard_files.len(), 3, "{shard_files:?}");
+    let mut args = vec!["report", "-q", "--format", "json"];
+    args.extend(shard_files.iter().map(String::as_str));
+    let from_files: Value = serde_json::from_slice(&rdbscope(&args).stdout).unwrap();
+    assert_eq!(from_files["totals"], v["totals"]);
     let files: Vec<String> = v["files"]
         .as_array()
         .unwrap()
