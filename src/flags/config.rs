@@ -10,6 +10,8 @@ use super::parsed::{
 };
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::AggregateConfig;
+use crate::commands::keys::Rows;
+use crate::commands::report::{KeysFiles, ReportFormat};
 use crate::commands::{diff, info, keys, lint, merge, prefixes, report, top, Command};
 use crate::lint::{LintConfig, Thresholds};
 use crate::model::server::{ProfileOverrides, Version};
@@ -20,6 +22,7 @@ use crate::pass::pipeline::Options;
 use crate::pass::progress::ProgressMode;
 use crate::report::diff::compare::DiffOptions;
 use crate::report::keys::rows::RowFormat;
+use crate::report::keys::sinks::ColumnFormat;
 use std::io;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -247,6 +250,12 @@ impl LintArgs {
 
 impl ReportArgs {
     fn build(&self) -> io::Result<report::Config> {
+        if self.keys_format == KeysFiles::Arrow && self.format == ReportFormat::Json {
+            return Err(invalid(
+                "--keys-format arrow writes the keys to standard output: it does not go with \
+                 --format json (summary.json is in --out-dir)",
+            ));
+        }
         let mut options = self.common.options(&self.run)?;
         // `--under` restricts the keys too, but says so in its own note.
         let filtered = !options.filter.is_empty();
@@ -309,19 +318,18 @@ impl KeysArgs {
     fn build(&self) -> io::Result<keys::Config> {
         let rows =
             match (self.format, self.compat) {
-                (KeysFormat::Parquet, Some(_)) => {
-                    return Err(invalid(
-                        "--compat rdbtools writes CSV; it does not go with --format parquet",
-                    ))
-                }
+                (KeysFormat::Parquet | KeysFormat::Arrow, Some(_)) => return Err(invalid(
+                    "--compat rdbtools writes CSV; it does not go with --format parquet or arrow",
+                )),
                 (KeysFormat::Parquet, None) if self.output.is_none() => return Err(invalid(
                     "--format parquet needs -o FILE: a Parquet file ends with its index, so it \
                      is not written to standard output",
                 )),
-                (KeysFormat::Parquet, None) => None,
-                (_, Some(Compat::Rdbtools)) => Some(RowFormat::Rdbtools),
-                (KeysFormat::Csv, None) => Some(RowFormat::Csv),
-                (KeysFormat::Jsonl, None) => Some(RowFormat::Jsonl),
+                (KeysFormat::Parquet, None) => Rows::Columns(ColumnFormat::Parquet),
+                (KeysFormat::Arrow, None) => Rows::Columns(ColumnFormat::Arrow),
+                (_, Some(Compat::Rdbtools)) => Rows::Text(RowFormat::Rdbtools),
+                (KeysFormat::Csv, None) => Rows::Text(RowFormat::Csv),
+                (KeysFormat::Jsonl, None) => Rows::Text(RowFormat::Jsonl),
             };
         Ok(keys::Config {
             dumps: self.common.sources(&self.dumps)?,

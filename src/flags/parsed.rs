@@ -241,7 +241,9 @@ pub struct ReportArgs {
     /// slots.csv and findings.csv (lint) here, from the same pass.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
-    /// The per-key rows in --out-dir: keys.csv, keys.parquet, both, or none.
+    /// The per-key rows in --out-dir: keys.csv, keys.parquet, both, or none; or arrow: an
+    /// Arrow IPC stream on stdout in place of the tables, from the same pass as --out-dir's
+    /// summary.json.
     #[arg(
         long,
         value_enum,
@@ -350,6 +352,8 @@ pub enum KeysFormat {
     Jsonl,
     #[value(help = "Apache Parquet (see [`super::parquet`]): to a file only")]
     Parquet,
+    /// An Arrow IPC stream: the Parquet columns, to stdout or -o.
+    Arrow,
 }
 
 /// Column sets a user can ask for (`keys --compat`).
@@ -366,7 +370,7 @@ pub struct KeysArgs {
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     /// Row format. With several dumps, CSV and JSON Lines rows start with the dump's name
-    /// (`file`); Parquet always has that column, and needs -o.
+    /// (`file`); Parquet and Arrow always have that column; Parquet needs -o.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: KeysFormat,
     /// Write another tool's columns instead (CSV).

@@ -78,6 +78,7 @@ choices!(KeysFiles {
     Parquet = "parquet",
     Both = "both",
     None = "none",
+    Arrow = "arrow" => "An Arrow IPC stream on stdout, in place of the tables",
 });
 
 choices!(InfoFormat {
