@@ -36,7 +36,8 @@ impl Flags {
             CommandFlags::Lint(a) => &a.run,
             CommandFlags::Keys(a) => &a.run,
             CommandFlags::Diff(a) => &a.run,
-            CommandFlags::Info(_) | CommandFlags::Merge(_) => return None,
+            CommandFlags::Info(a) => &a.run,
+            CommandFlags::Merge(a) => return a.threads.map(NonZeroUsize::get),
         };
         run.threads.map(NonZeroUsize::get)
     }
@@ -97,6 +98,7 @@ impl FilterArgs {
             key_prefix: None,
             min_memory_bytes: self.min_memory.unwrap_or(0),
             expired_before_ms: self.no_expired.then_some(now_ms),
+            flags: self.flags(),
         })
     }
 }
@@ -176,8 +178,9 @@ impl DrillArgs {
     /// `options` restricted to the keys under it.
     fn apply(&self, rollup: &RollupArgs, options: &mut Options) -> PrefixConfig {
         let mut config = rollup.config();
-        if let Some(prefix) = &self.under {
-            let prefix = prefix.as_bytes();
+        if let Some(under) = &self.under {
+            options.filter.flags.push(format!("--under {under}"));
+            let prefix = under.as_bytes();
             config.under = prefix
                 .strip_suffix(&config.delimiter[..])
                 .unwrap_or(prefix)
@@ -211,14 +214,16 @@ impl LintArgs {
             slot_skew_factor: self.slot_skew_factor,
             slot_skew_percent: self.slot_skew_percent,
         };
-        LintConfig::new(
+        let mut config = LintConfig::new(
             thresholds,
             &self.disabled,
             self.profile == LintProfile::Strict,
             self.max_findings,
             rollup.delimiter.as_bytes().to_vec(),
             rollup.max_prefixes.get(),
-        )
+        );
+        config.cluster = self.cluster;
+        config
     }
 }
 
@@ -244,6 +249,7 @@ impl ReportArgs {
             filtered,
             filters: self.common.filter.flags(),
             sort: self.drill.sort,
+            rows: self.rows,
             progress: self.run.progress(),
             quiet: self.run.quiet,
         })
@@ -295,6 +301,12 @@ impl KeysArgs {
                     "--format parquet needs -o FILE: a Parquet file ends with its index, so it \
                      is not written to standard output",
                 )),
+                (KeysFormat::Jsonl, Some(_)) => {
+                    return Err(invalid(
+                        "--compat rdbtools writes redis-rdb-tools' CSV; it does not go with \
+                         --format jsonl",
+                    ))
+                }
                 (KeysFormat::Parquet, None) => None,
                 (_, Some(Compat::Rdbtools)) => Some(RowFormat::Rdbtools),
                 (KeysFormat::Csv, None) => Some(RowFormat::Csv),
@@ -322,6 +334,8 @@ impl InfoArgs {
             format: self.format,
             spool: self.common.spool(),
             overrides: self.common.overrides()?,
+            verify_checksum: !self.run.skip_checksum,
+            progress: self.run.progress(),
         })
     }
 }
@@ -386,6 +400,7 @@ impl MergeArgs {
             html: self.html.clone(),
             format: self.format,
             sort: self.sort,
+            rows: self.rows,
             quiet: self.quiet,
         }
     }

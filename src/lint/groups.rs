@@ -72,15 +72,36 @@ pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
     for (r, s) in groups {
         all.insert(r, s);
     }
+    let cluster = is_cluster(a, &config);
+    let not_a_cluster = Rule::ALL
+        .into_iter()
+        .filter(|r| r.cluster_only() && config.enabled(*r) && !cluster)
+        .collect();
     let rules = all
         .into_iter()
-        .filter(|(r, _)| config.enabled(*r))
+        .filter(|(r, _)| config.enabled(*r) && (cluster || !r.cluster_only()))
         .map(|(r, mut s)| {
             s.trim();
             (r, s)
         })
         .collect();
-    LintReport { rules }
+    LintReport {
+        rules,
+        not_a_cluster,
+    }
+}
+
+/// Whether the dumps are a cluster's shards, as far as anything says: never when a dump
+/// holds keys in several dbs (a Redis cluster has only db 0) or says it is not a cluster;
+/// otherwise when `--cluster` says so, when several dumps are analysed together, or when
+/// a dump holds SLOT_INFO records (written by cluster nodes since Redis 7.4).
+fn is_cluster(a: &Analysis<Aggregates>, config: &LintConfig) -> bool {
+    let denied = a
+        .files
+        .iter()
+        .any(|f| f.cluster == Some(false) || f.totals.by_db().len() > 1);
+    !denied
+        && (config.cluster || a.files.len() > 1 || a.files.iter().any(|f| f.cluster == Some(true)))
 }
 
 /// One finding per pattern holding keys without an expiry: value = their share of the

@@ -11,6 +11,7 @@ use super::compare::{
 use crate::report::human::{bytes, utc_seconds};
 use crate::report::text_table::{notes_section, table};
 use crate::text::escape::neutralize_formula;
+use crate::text::words::plural;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -370,6 +371,17 @@ pub fn big_keys_table(d: &Diff) -> Option<DiffTable> {
             opt(k.old_elements),
             opt(k.new_elements),
         ]);
+    }
+    let more = &d.big_keys;
+    if more.omitted > 0 {
+        let mut row = vec![String::new(); t.header.len()];
+        row[0] = format!("… {} more", more.omitted);
+        row[3] = if more.omitted_churn > 0 {
+            format!("{} entered or left a top", more.omitted_churn)
+        } else {
+            String::new()
+        };
+        t.rows.push(row);
     }
     t.some()
 }
@@ -823,7 +835,13 @@ pub fn write_csv(out: impl Write, d: &Diff) -> io::Result<()> {
             (exact(c.old_memory_bytes), exact(c.new_memory_bytes)),
             (change, change),
             None,
-            &format!("{} {} -> {} ({} keys)", c.type_name, c.from, c.to, c.keys),
+            &format!(
+                "{} {} -> {} ({})",
+                c.type_name,
+                c.from,
+                c.to,
+                plural(c.keys, "key")
+            ),
         )?;
     }
     for a in &d.alerts {
