@@ -92,16 +92,18 @@ pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
 }
 
 /// Whether the dumps are a cluster's shards, as far as anything says: never when a dump
-/// holds keys in several dbs (a Redis cluster has only db 0) or says it is not a cluster;
-/// otherwise when `--cluster` says so, when several dumps are analysed together, or when
-/// a dump holds SLOT_INFO records (written by cluster nodes since Redis 7.4).
+/// says it is not a cluster's; when `--cluster` says so (Valkey 9 clusters may hold several
+/// dbs); else not when a dump holds keys in several dbs (a Redis cluster has only db 0),
+/// and yes when several dumps are analysed together or a dump holds SLOT_INFO records
+/// (written by cluster nodes since Redis 7.4).
 fn is_cluster(a: &Analysis<Aggregates>, config: &LintConfig) -> bool {
-    let denied = a
-        .files
-        .iter()
-        .any(|f| f.cluster == Some(false) || f.totals.by_db().len() > 1);
-    !denied
-        && (config.cluster || a.files.len() > 1 || a.files.iter().any(|f| f.cluster == Some(true)))
+    let files = &a.files;
+    if files.iter().any(|f| f.cluster == Some(false)) {
+        return false;
+    }
+    config.cluster
+        || (files.iter().all(|f| f.totals.by_db().len() <= 1)
+            && (files.len() > 1 || files.iter().any(|f| f.cluster == Some(true))))
 }
 
 /// One finding per pattern holding keys without an expiry: value = their share of the
