@@ -9,7 +9,7 @@ use super::compare::{
     LintChange, MetricChange, Range, TtlChange,
 };
 use crate::report::human::{bytes, utc_seconds};
-use crate::report::text_table::{notes_section, table};
+use crate::report::text_table::{notes_section, table, wrap};
 use crate::text::escape::neutralize_formula;
 use crate::text::words::plural;
 use std::fmt::Write as _;
@@ -90,12 +90,26 @@ impl DiffTable {
     }
 }
 
+/// Columns a diff table may leave out to fit the terminal, first to last: each side's
+/// figures the change column sums up.
+const OPTIONAL: [&str; 8] = [
+    "elements old",
+    "elements new",
+    "encoding",
+    "keys old",
+    "keys change",
+    "type",
+    "db",
+    "change %",
+];
+
 fn section(out: &mut String, t: &DiffTable) {
     let mut text = table(&t.header, t.text_columns);
+    text.optional(&OPTIONAL);
     for row in &t.rows {
         text.add_row(row.clone());
     }
-    let _ = write!(out, "{}\n{text}\n\n", t.title);
+    let _ = write!(out, "{}{text}\n\n", wrap(&t.title));
 }
 
 /// A metric's change in percent; empty when it did not change.
@@ -278,7 +292,7 @@ pub fn group_changes_once(g: &GroupTableChange) -> Vec<&GroupChange> {
 }
 
 fn group_sections(out: &mut String, what: &str, label: &'static str, g: &GroupTableChange) {
-    let _ = writeln!(out, "{}\n", group_summary(what, g));
+    let _ = writeln!(out, "{}", wrap(&group_summary(what, g)));
     let lists = [
         ("appeared", &g.appeared_names),
         ("vanished", &g.vanished_names),
@@ -597,7 +611,7 @@ pub fn render(d: &Diff) -> String {
         section(&mut out, &t);
     }
     if let Some(line) = lost_ttl_line(ttl) {
-        let _ = writeln!(out, "{line}\n");
+        let _ = writeln!(out, "{}", wrap(&line));
     }
     for t in [lost_ttl_table(ttl), storms_table(ttl)]
         .into_iter()
@@ -620,7 +634,7 @@ pub fn render(d: &Diff) -> String {
     }
     let alerts = alert_lines(d);
     for a in &alerts {
-        let _ = writeln!(out, "{a}");
+        out.push_str(&wrap(a));
     }
     if !alerts.is_empty() {
         out.push('\n');
