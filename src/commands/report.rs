@@ -82,6 +82,8 @@ pub struct Config {
     /// The filter flags as given, one flag and its value each (runs merge only alike).
     pub filters: Vec<String>,
     pub sort: SortBy,
+    /// Rows of each table on stdout (`--rows`), when given.
+    pub rows: Option<usize>,
     pub progress: ProgressMode,
     /// No progress bar and no message about the files written.
     pub quiet: bool,
@@ -261,6 +263,7 @@ pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
         html: args.html.as_deref(),
         format: args.format,
         sort: args.sort,
+        rows: args.rows,
         quiet: args.quiet,
     };
     if args.keys_files == KeysFiles::Arrow && args.out_dir.is_some() {
@@ -280,6 +283,8 @@ pub struct Outputs<'a> {
     /// What stdout shows.
     pub format: ReportFormat,
     pub sort: SortBy,
+    /// Rows of each table on stdout (`--rows`), when given.
+    pub rows: Option<usize>,
     /// No message about the files written.
     pub quiet: bool,
 }
@@ -346,7 +351,8 @@ pub fn write_report(
     let written = match to.format {
         ReportFormat::Table => out
             .write_all(
-                tables::report(&analysis, config.top_n, to.sort, settings.filtered).as_bytes(),
+                tables::report(&analysis, config.top_n, to.rows, to.sort, settings.filtered)
+                    .as_bytes(),
             )
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
         ReportFormat::Json => serde_json::to_writer_pretty(&mut out, &*summary)

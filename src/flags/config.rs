@@ -42,7 +42,8 @@ impl Flags {
             CommandFlags::Lint(a) => &a.run,
             CommandFlags::Keys(a) => &a.run,
             CommandFlags::Diff(a) => &a.run,
-            CommandFlags::Info(_) | CommandFlags::Merge(_) => return None,
+            CommandFlags::Info(a) => &a.run,
+            CommandFlags::Merge(a) => return a.threads.map(NonZeroUsize::get),
         };
         run.threads.map(NonZeroUsize::get)
     }
@@ -103,6 +104,7 @@ impl FilterArgs {
             key_prefix: None,
             min_memory_bytes: self.min_memory.unwrap_or(0),
             expired_before_ms: self.no_expired.then_some(now_ms),
+            flags: self.flags(),
         })
     }
 }
@@ -202,8 +204,9 @@ impl DrillArgs {
     /// `options` restricted to the keys under it.
     fn apply(&self, rollup: &RollupArgs, options: &mut Options) -> PrefixConfig {
         let mut config = rollup.config();
-        if let Some(prefix) = &self.under {
-            let prefix = prefix.as_bytes();
+        if let Some(under) = &self.under {
+            options.filter.flags.push(format!("--under {under}"));
+            let prefix = under.as_bytes();
             config.under = prefix
                 .strip_suffix(&config.delimiter[..])
                 .unwrap_or(prefix)
@@ -216,7 +219,8 @@ impl DrillArgs {
 }
 
 impl LintArgs {
-    fn config(&self, rollup: &RollupArgs) -> LintConfig {
+    /// `cluster`: the dumps are a cluster's shards (`--cluster`), so cluster rules apply.
+    fn config(&self, rollup: &RollupArgs, cluster: bool) -> LintConfig {
         let thresholds = Thresholds {
             key_max_bytes: self.key_max_bytes,
             bigkey_string_bytes: self.bigkey_string_bytes,
@@ -237,14 +241,16 @@ impl LintArgs {
             slot_skew_factor: self.slot_skew_factor,
             slot_skew_percent: self.slot_skew_percent,
         };
-        LintConfig::new(
+        let mut config = LintConfig::new(
             thresholds,
             &self.disabled,
             self.profile == LintProfile::Strict,
             self.max_findings,
             rollup.delimiter.as_bytes().to_vec(),
             rollup.max_prefixes.get(),
-        )
+        );
+        config.cluster = cluster;
+        config
     }
 }
 
@@ -271,11 +277,12 @@ impl ReportArgs {
                 top_n: self.top,
                 prefixes,
             },
-            lint: self.lint.config(&self.rollup),
+            lint: self.lint.config(&self.rollup, self.common.live.cluster),
             options,
             filtered,
             filters: self.common.filter.flags(),
             sort: self.drill.sort,
+            rows: self.rows,
             progress: self.run.progress(),
             quiet: self.run.quiet,
         })
@@ -325,6 +332,12 @@ impl KeysArgs {
                     "--format parquet needs -o FILE: a Parquet file ends with its index, so it \
                      is not written to standard output",
                 )),
+                (KeysFormat::Jsonl, Some(_)) => {
+                    return Err(invalid(
+                        "--compat rdbtools writes redis-rdb-tools' CSV; it does not go with \
+                         --format jsonl",
+                    ))
+                }
                 (KeysFormat::Parquet, None) => Rows::Columns(ColumnFormat::Parquet),
                 (KeysFormat::Arrow, None) => Rows::Columns(ColumnFormat::Arrow),
                 (_, Some(Compat::Rdbtools)) => Rows::Text(RowFormat::Rdbtools),
@@ -353,6 +366,8 @@ impl InfoArgs {
             format: self.format,
             spool: self.common.spool(),
             overrides: self.common.overrides()?,
+            verify_checksum: !self.run.skip_checksum,
+            progress: self.run.progress(),
         })
     }
 }
@@ -363,7 +378,7 @@ impl LintCommandArgs {
             dumps: self.common.sources(&self.dumps)?,
             format: self.format,
             fail_on: self.fail_on,
-            lint: self.lint.config(&self.rollup),
+            lint: self.lint.config(&self.rollup, self.common.live.cluster),
             prefixes: self.rollup.config(),
             options: self.common.options(&self.run)?,
             progress: self.run.progress(),
@@ -401,7 +416,7 @@ impl DiffArgs {
                 top_n: self.top,
                 prefixes: self.rollup.config(),
             },
-            lint: self.lint.config(&self.rollup),
+            lint: self.lint.config(&self.rollup, self.common.live.cluster),
             options: self.common.options(&self.run)?,
             progress: self.run.progress(),
             quiet: self.run.quiet,
@@ -417,6 +432,7 @@ impl MergeArgs {
             html: self.html.clone(),
             format: self.format,
             sort: self.sort,
+            rows: self.rows,
             quiet: self.quiet,
         }
     }

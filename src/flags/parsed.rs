@@ -166,8 +166,9 @@ pub struct LiveArgs {
     /// The client certificate's private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
-    /// The address is one node of a cluster: read every shard (`CLUSTER SHARDS`) from one
-    /// in-sync replica each, into one report with a row a shard.
+    /// The dumps are a cluster's shards (cluster lint rules apply); a redis:// address is
+    /// one node of a cluster: read every shard (`CLUSTER SHARDS`) from one in-sync replica
+    /// each, into one report with a row a shard.
     #[arg(long)]
     pub cluster: bool,
     /// Under --cluster, leave out a shard with no in-sync replica instead of failing.
@@ -266,6 +267,10 @@ pub struct ReportArgs {
     /// Keys kept in each top-N ranking.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub top: usize,
+    /// Rows of each table on stdout (default: 20 for prefixes, patterns and hash tags, the
+    /// whole --top for the rankings); the rows left out are added up in a `… N more` row.
+    #[arg(short = 'n', long = "rows", value_name = "N")]
+    pub rows: Option<usize>,
     #[command(flatten)]
     pub rollup: RollupArgs,
     #[command(flatten)]
@@ -296,9 +301,19 @@ pub struct MergeArgs {
     /// Rows of the tables on stdout, largest first by this (see `report --sort`).
     #[arg(long, value_enum, default_value = "memory")]
     pub sort: SortBy,
+    /// Rows of each table on stdout (see `report --rows`).
+    #[arg(short = 'n', long = "rows", value_name = "N")]
+    pub rows: Option<usize>,
     /// No message about the files written.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Worker threads (taken as every command takes it; merging reads no dump).
+    #[arg(long, value_name = "N", help_heading = "Run")]
+    pub threads: Option<NonZeroUsize>,
+    /// Progress bar (taken as every command takes it; merging reads no dump, so there is
+    /// no bar to show).
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Run")]
+    pub progress: ProgressMode,
 }
 
 #[derive(Args, Debug)]
@@ -307,8 +322,14 @@ pub struct TopArgs {
     /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    /// How many keys.
-    #[arg(short = 'n', long = "top", default_value_t = 50, value_name = "N")]
+    /// How many keys (`--rows` is the same).
+    #[arg(
+        short = 'n',
+        long = "top",
+        visible_alias = "rows",
+        default_value_t = 50,
+        value_name = "N"
+    )]
     pub n: usize,
     /// Rank by estimated memory, element count or bytes in the file.
     #[arg(long, value_enum, default_value = "memory")]
@@ -373,7 +394,7 @@ pub struct KeysArgs {
     /// (`file`); Parquet and Arrow always have that column; Parquet needs -o.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: KeysFormat,
-    /// Write another tool's columns instead (CSV).
+    /// Write another tool's columns instead (CSV; not with `--format jsonl` or `parquet`).
     #[arg(long, value_enum)]
     pub compat: Option<Compat>,
     /// Write the rows to FILE instead of standard output: written as FILE.partial and
@@ -392,10 +413,13 @@ pub struct InfoArgs {
     /// and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value = "text")]
+    /// `text` is the same as `table`.
+    #[arg(long, value_enum, default_value = "table")]
     pub format: InfoFormat,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// Which naming rules apply.

@@ -44,7 +44,7 @@ choices!(SortBy {
 
 choices!(Metric {
     Memory = Metric::Memory.ranking() => "Estimated RAM once loaded",
-    Elements = Metric::Elements.ranking() => "Element count (`STRLEN` for strings)",
+    Elements = Metric::Elements.ranking() => "Element count of collections (a string holds none)",
     Serialized = Metric::Serialized.ranking() => "Bytes in the dump file",
     Idle = Metric::Idle.ranking() => "LRU idle seconds, the coldest first (dumps of servers with an `*-lru` policy)",
     Freq = Metric::Freq.ranking() => "LFU counter, the hottest first (dumps of servers with an `*-lfu` policy)",
@@ -81,10 +81,19 @@ choices!(KeysFiles {
     Arrow = "arrow" => "An Arrow IPC stream on stdout, in place of the tables",
 });
 
-choices!(InfoFormat {
-    Text = "text",
-    Json = "json",
-});
+impl ValueEnum for InfoFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[InfoFormat::Table, InfoFormat::Json]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            // `text`: the spelling `info` had before every command said `table`.
+            InfoFormat::Table => PossibleValue::new("table").alias("text"),
+            InfoFormat::Json => PossibleValue::new("json"),
+        })
+    }
+}
 
 choices!(LintFormat {
     Table = "table",

@@ -16,6 +16,7 @@
 use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
+use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::{self, Dump};
 use crate::pass::live;
@@ -63,6 +64,10 @@ pub struct FileSummary {
     pub error: Option<String>,
     /// Totals of the keys that passed the filters.
     pub totals: Totals,
+    /// Whether the dump says it is a cluster node's: `Some(true)` when it holds SLOT_INFO
+    /// records, `None` when it does not say.
+    #[serde(default)]
+    pub cluster: Option<bool>,
 }
 
 impl FileSummary {
@@ -296,7 +301,24 @@ pub fn analyze_writing<A: Aggregator>(
         |source| PerThread::new(move || make(source)),
         |aggregate| merged += aggregate,
     )?;
+    if let Some(warning) = unmatched(&files, &options.filter) {
+        eprintln!("rdbscope: warning: {warning}");
+    }
     Ok(Analysis { files, merged })
+}
+
+/// When the dumps hold keys and none passed the filters: says so, naming the filters,
+/// lest an empty report read as an empty dump.
+fn unmatched(files: &[FileSummary], filter: &KeyFilter) -> Option<String> {
+    let read: u64 = files.iter().map(|f| f.keys_scanned).sum();
+    let passed: u64 = files.iter().map(|f| f.totals.all().keys).sum();
+    (read > 0 && passed == 0 && !filter.is_empty()).then(|| {
+        format!(
+            "{} matched no key (of {} read)",
+            filter.flags.join(" "),
+            crate::text::words::plural(read, "key")
+        )
+    })
 }
 
 /// The rows of every key of `dumps` that passes the filters, to `rows` in file order;
@@ -423,6 +445,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
         checksum: info.checksum,
         error,
         totals: F::totals(&folded),
+        cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
     };
     Ok((summary, Some(folded)))
@@ -493,5 +516,6 @@ fn empty_summary(name: String) -> FileSummary {
         checksum: ChecksumVerdict::NotChecked,
         error: None,
         totals: Totals::default(),
+        cluster: None,
     }
 }

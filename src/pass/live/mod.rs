@@ -151,12 +151,6 @@ pub fn sources(dumps: &[PathBuf], options: &LiveOptions) -> io::Result<Vec<PathB
             out.push(PathBuf::from(uri));
         }
     }
-    if options.cluster && live.is_empty() && !dumps.is_empty() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "--cluster reads a cluster from one of its nodes: give a redis:// address",
-        ));
-    }
     if let Some(keep) = &options.keep_dump {
         let several = live.len() > 1 || options.cluster;
         if several {
