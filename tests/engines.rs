@@ -42,25 +42,13 @@ fn dumps() -> [PathBuf; 2] {
     ]
 }
 
-fn python() -> PathBuf {
-    let path = std::env::var_os("RDBSCOPE_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
-        panic!("RDBSCOPE_PYTHON is not set: run the tests with scripts/test.sh, which installs chdb and pyspark in .venv and sets it")
-    });
-    assert!(
-        path.is_file(),
-        "RDBSCOPE_PYTHON={} is not a file",
-        path.display()
-    );
-    path
-}
-
 /// Runs a Python script with `args`; its stdout, echoed with its stderr on failure.
 fn run_python(script: &str, args: &[&str]) -> String {
-    let out = Command::new(python())
+    let out = Command::new(common::python())
         .args(["-c", script])
         .args(args)
         // Spark's Python workers run the venv's Python too.
-        .env("PYSPARK_PYTHON", python())
+        .env("PYSPARK_PYTHON", common::python())
         .output()
         .expect("python runs");
     assert!(
@@ -221,11 +209,11 @@ fn the_spark_job_over_two_dumps_gives_report_a_b() {
     let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/spark_fleet.py");
     let out_dir = dir.path().join("out");
     let started = Instant::now();
-    let spark = Command::new(python().with_file_name("spark-submit"))
+    let spark = Command::new(common::python().with_file_name("spark-submit"))
         .args(["--master", "local[2]", "--conf", "spark.ui.enabled=false"])
         .arg(&job)
         .args(["--out", s(&out_dir), "--rdbscope", RDBSCOPE, s(&a), &b_uri])
-        .env("PYSPARK_PYTHON", python())
+        .env("PYSPARK_PYTHON", common::python())
         .output()
         .expect("spark-submit runs");
     let spark_time = started.elapsed();

@@ -159,3 +159,17 @@ pub fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
 }
 
 pub mod redis;
+
+/// The venv's Python that `scripts/test.sh` sets up with the engines the tests query
+/// (duckdb, chdb, pyspark, pyarrow) and names in `RDBSCOPE_PYTHON`.
+pub fn python() -> PathBuf {
+    let path = std::env::var_os("RDBSCOPE_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
+        panic!("RDBSCOPE_PYTHON is not set: run the tests with scripts/test.sh, which installs duckdb, chdb and pyspark in .venv and sets it")
+    });
+    assert!(
+        path.is_file(),
+        "RDBSCOPE_PYTHON={} is not a file; run scripts/test.sh",
+        path.display()
+    );
+    path
+}
