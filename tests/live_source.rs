@@ -127,20 +127,34 @@ impl Pair {
 
 /// The replica read live equals the dump file, key by key and in report's totals, with
 /// the replica streaming its payload (diskless, `$EOF:` framing) and saving it first
-/// (`$<length>`).
+/// (`$<length>`); `--progress` shows the bytes received, of the total the server
+/// announces in the second form. The master is refused; an ACL user with only the
+/// permissions a live read needs reads the replica, its password in no output.
 /// `disk_honoured`: whether the server saves to disk for this reader under
 /// `repl-diskless-sync no` (Valkey 9.1 streams to an rdb-only reader either way).
 fn replica_matches_dump(binary: &Path, dump: &Path, disk_honoured: bool) {
     let pair = Pair::start(binary, dump);
-    let uri = format!("redis://127.0.0.1:{}", pair.replica.port);
+    let port = pair.replica.port;
+    let uri = format!("redis://127.0.0.1:{port}");
     let file = rdbscope(&["keys", "--format", "jsonl", dump.to_str().unwrap()]);
     assert!(file.status.success(), "{}", stderr(&file));
     let expected = key_rows(&stdout(&file));
     assert!(expected.len() > 20, "{} keys", expected.len());
     let mut r = pair.replica.connect();
+    let kept = tempfile::tempdir().unwrap();
     for (diskless, target) in [("yes", "replicas sockets"), ("no", "disk")] {
         r.ok(cmd!("CONFIG", "SET", "repl-diskless-sync", diskless));
-        let live = rdbscope(&["keys", "--format", "jsonl", &uri]);
+        let payload = kept.path().join(format!("diskless-{diskless}.rdb"));
+        let live = rdbscope(&[
+            "keys",
+            "--format",
+            "jsonl",
+            "--progress",
+            "always",
+            "--keep-dump",
+            payload.to_str().unwrap(),
+            &uri,
+        ]);
         assert!(
             live.status.success(),
             "diskless {diskless}: {}",
@@ -157,6 +171,56 @@ fn replica_matches_dump(binary: &Path, dump: &Path, disk_honoured: bool) {
             log.contains(&format!("target: {target}")),
             "diskless {diskless}: the replica did not save to {target}:\n{log}"
         );
+        // The progress line's last words: every byte kept, of the length the server
+        // announced when it saved to disk first (the file it sent).
+        let bytes = std::fs::metadata(&payload).unwrap().len();
+        let shown = if target == "disk" {
+            let announced = std::fs::metadata(pair.replica.dump_path()).unwrap().len();
+            assert_eq!(announced, bytes);
+            format!("received {bytes} of {announced} bytes from 127.0.0.1:{port}")
+        } else {
+            format!(
+                "received {bytes} bytes from 127.0.0.1:{port} (streamed: the server announces no total)"
+            )
+        };
+        assert!(
+            stderr(&live).contains(&shown),
+            "diskless {diskless}: no {shown:?} in {}",
+            stderr(&live)
+        );
+        eprintln!("diskless {diskless}: {shown}");
+    }
+    let master = rdbscope(&["keys", &format!("redis://127.0.0.1:{}", pair.master.port)]);
+    assert_eq!(master.status.code(), Some(2));
+    assert!(
+        stderr(&master).contains(&format!("is a master: a full sync would fork a BGSAVE on it (its replicas: 127.0.0.1:{port} online)")),
+        "{}",
+        stderr(&master)
+    );
+    r.ok(cmd!(
+        "ACL",
+        "SETUSER",
+        "reader",
+        "on",
+        ">Reader-Pw-31",
+        "-@all",
+        "+info",
+        "+replconf",
+        "+psync"
+    ));
+    let acl = rdbscope(&[
+        "keys",
+        "--format",
+        "jsonl",
+        "--progress",
+        "always",
+        &format!("redis://reader:Reader-Pw-31@127.0.0.1:{port}"),
+    ]);
+    assert!(acl.status.success(), "{}", stderr(&acl));
+    assert_eq!(key_rows(&stdout(&acl)), expected);
+    assert!(stderr(&acl).contains(&format!("bytes from reader@127.0.0.1:{port}")));
+    for text in [stdout(&acl), stderr(&acl)] {
+        assert!(!text.contains("Reader-Pw-31"), "the password in {text}");
     }
     let totals = |src: &str| {
         let o = rdbscope(&[
@@ -463,7 +527,15 @@ fn server_killed_mid_payload_gives_a_partial_report() {
     c.ok(cmd!("CONFIG", "SET", "rdb-key-save-delay", "200"));
     let uri = format!("redis://127.0.0.1:{}", server.port);
     let child = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
-        .args(["keys", "--allow-master", "--format", "jsonl", &uri])
+        .args([
+            "keys",
+            "--allow-master",
+            "--format",
+            "jsonl",
+            "--progress",
+            "always",
+            &uri,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -484,6 +556,10 @@ fn server_killed_mid_payload_gives_a_partial_report() {
         e.contains("the replication link broke after") && e.contains("payload bytes"),
         "{e}"
     );
+    // The progress line stops at the bytes that arrived.
+    let received = format!("bytes from {}, then stopped", &uri["redis://".len()..]);
+    assert!(e.contains(&received), "no {received:?} in {e}");
+    let e = &e[e.find("rdbscope: ").unwrap_or(0)..];
     eprintln!("killed mid-payload: {rows} of 20000 keys reported; {e}");
 }
 
@@ -724,7 +800,8 @@ fn cluster_of_three_shards() {
     let kept_dir = kept.path().join("shards");
     let o = rdbscope(&[
         "report",
-        "-q",
+        "--progress",
+        "always",
         "--format",
         "json",
         "--cluster",
@@ -735,6 +812,19 @@ fn cluster_of_three_shards() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["totals"]["keys"], 600);
+    // A progress line a shard, ending with the bytes of the payload kept.
+    for r in &replicas {
+        let bytes = std::fs::metadata(kept_dir.join(format!("127.0.0.1_{}.rdb", r.port)))
+            .unwrap()
+            .len();
+        let shown = format!("received {bytes} bytes from 127.0.0.1:{} (shard ", r.port);
+        assert!(
+            stderr(&o).contains(&shown),
+            "no {shown:?} in {}",
+            stderr(&o)
+        );
+        eprintln!("cluster progress: {shown}…");
+    }
     // --keep-dump: one dump a shard, which read as files give the same count.
     let mut shard_files: Vec<String> = std::fs::read_dir(&kept_dir)
         .unwrap()
@@ -761,8 +851,88 @@ fn cluster_of_three_shards() {
         );
     }
     eprintln!("cluster: 600 keys over {files:?}");
+    // A user denied CLUSTER SHARDS: the shards are found from CLUSTER NODES, the same.
+    for n in &nodes {
+        n.connect().ok(cmd!(
+            "ACL",
+            "SETUSER",
+            "nodesonly",
+            "on",
+            ">Nodes-Pw-42",
+            "~*",
+            "+@all",
+            "-cluster|shards"
+        ));
+    }
+    nodes[0].connect().ok(cmd!(
+        "ACL",
+        "SETUSER",
+        "noshards",
+        "on",
+        ">Noshards-Pw-43",
+        "~*",
+        "+@all",
+        "-cluster|shards",
+        "-cluster|nodes"
+    ));
+    let o = rdbscope(&[
+        "report",
+        "-q",
+        "--format",
+        "json",
+        "--cluster",
+        &format!("redis://nodesonly:Nodes-Pw-42@127.0.0.1:{}", nodes[0].port),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let from_nodes: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(from_nodes["totals"], v["totals"]);
+    // The same replicas (the shard named by its master's node id: CLUSTER NODES has no
+    // shard id).
+    let servers = |names: Vec<&str>| {
+        let mut servers: Vec<String> = names
+            .iter()
+            .map(|n| n.split(" (shard ").next().unwrap().to_owned())
+            .collect();
+        servers.sort_unstable();
+        servers
+    };
+    let names: Vec<&str> = from_nodes["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = files.iter().map(|f| format!("nodesonly@{f}")).collect();
+    assert_eq!(
+        servers(names.clone()),
+        servers(expected.iter().map(String::as_str).collect())
+    );
+    let o = rdbscope(&[
+        "report",
+        "-q",
+        "--cluster",
+        &format!(
+            "redis://noshards:Noshards-Pw-43@127.0.0.1:{}",
+            nodes[0].port
+        ),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the user may run neither")
+            && stderr(&o).contains("--cluster needs +cluster|shards or +cluster|nodes"),
+        "{}",
+        stderr(&o)
+    );
+    eprintln!("CLUSTER NODES fallback: {names:?}");
     // One replica down: its shard is refused, named.
     let down = replicas[0].port;
+    let its_master = common::redis::info_field(
+        &replicas[0]
+            .connect()
+            .call(cmd!("INFO", "replication"))
+            .text(),
+        "master_port",
+    );
     let victim = nodes.iter().position(|n| n.port == down).unwrap();
     let mut nodes = nodes;
     drop(nodes.remove(victim));
@@ -792,7 +962,9 @@ fn cluster_of_three_shards() {
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("has no in-sync replica") && e.contains(&format!("127.0.0.1:{down} not online")),
+        e.contains(&format!(
+            ", master 127.0.0.1:{its_master}) has no in-sync replica (127.0.0.1:{down} not online)"
+        )),
         "{e}"
     );
     let o = rdbscope(&[

@@ -6,6 +6,7 @@ use crate::model::server::ProfileOverrides;
 use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::analysis::PreparedDump;
 use crate::pass::input::{source_name, Dump, SpoolOptions};
+use crate::pass::live;
 use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
@@ -98,11 +99,12 @@ fn describe(
     AllocatorChoice,
     Option<String>,
 )> {
-    let dump = Dump::open(path, &args.spool)
+    let dump = Dump::open(path, &args.spool, progress)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", source_name(path))))?;
     let name = dump.display_name();
     progress.set_message(&name);
-    if path.as_os_str() == "-" {
+    // Sizes the run's bar could not know: standard input's, a live payload's.
+    if path.as_os_str() == "-" || path.to_str().is_some_and(live::is_live) {
         progress.add_length(dump.len() as u64);
     }
     let options = Options {

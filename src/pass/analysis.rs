@@ -368,7 +368,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
 ) -> io::Result<(FileSummary, Option<F::Folded>)> {
     let name = input::source_name(path);
     progress.set_message(&name);
-    let dump = match Dump::open(path, &options.spool) {
+    let dump = match Dump::open(path, &options.spool, progress) {
         Ok(d) => d,
         Err(e) => {
             progress.error(&format!("rdbscope: {name}: {e}"));

@@ -26,6 +26,7 @@
 )]
 
 use crate::pass::live::{self, LiveOptions};
+use crate::pass::progress::Progress;
 use crate::rdb::checksum::Crc64;
 use crate::rdb::value::ReleasePages;
 use memmap2::{Mmap, UncheckedAdvice};
@@ -300,9 +301,11 @@ pub fn source_name(path: &Path) -> String {
 }
 
 impl Dump {
-    pub fn open(path: &Path, spool: &SpoolOptions) -> io::Result<Dump> {
+    /// Opens the dump at `path`; a live source's payload shows on `progress` as it
+    /// arrives.
+    pub fn open(path: &Path, spool: &SpoolOptions, progress: &Progress) -> io::Result<Dump> {
         let (file, cut) = if let Some(uri) = path.to_str().filter(|p| live::is_live(p)) {
-            live::fetch(uri, spool)?
+            live::fetch(uri, spool, progress)?
         } else if path == Path::new("-") {
             Self::spool(io::stdin().lock(), "standard input", spool)?
         } else {

@@ -79,27 +79,40 @@ fn protocol(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
-/// The shards the node on `conn` knows.
+/// The shards the node on `conn` knows: `CLUSTER SHARDS`, else `CLUSTER NODES` (a server
+/// older than 7.0, or a user allowed only `cluster|nodes`).
 pub fn discover(conn: &mut Connection, tls: bool) -> io::Result<Vec<Shard>> {
-    match conn.call(&[b"CLUSTER", b"SHARDS"])? {
-        Reply::Array(Some(shards)) => shards_reply(&shards, tls),
+    let refused = match conn.call(&[b"CLUSTER", b"SHARDS"])? {
+        Reply::Array(Some(shards)) => return shards_reply(&shards, tls),
+        Reply::Error(e) if e.contains("cluster support disabled") => {
+            return Err(protocol(
+                "--cluster: the server is not in cluster mode (cluster-enabled no); read it without --cluster".into(),
+            ))
+        }
+        Reply::Error(e) => e,
+        other => {
+            return Err(protocol(format!(
+                "CLUSTER SHARDS: an unexpected reply {other:?}"
+            )))
+        }
+    };
+    match conn.call(&[b"CLUSTER", b"NODES"])? {
         Reply::Error(e) if e.to_ascii_uppercase().starts_with("NOPERM") => Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
-            format!("CLUSTER SHARDS: the user may not run it ({e}); --cluster needs +cluster|shards or +cluster|nodes"),
+            format!(
+                "CLUSTER SHARDS and CLUSTER NODES: the user may run neither ({refused}; {e}); \
+                 --cluster needs +cluster|shards or +cluster|nodes"
+            ),
         )),
-        Reply::Error(e) if e.contains("cluster support disabled") => Err(protocol(
-            "--cluster: the server is not in cluster mode (cluster-enabled no); read it without --cluster".into(),
-        )),
-        Reply::Error(_) => match conn.call(&[b"CLUSTER", b"NODES"])? {
-            Reply::Error(e) => Err(protocol(format!("CLUSTER NODES: the server answered {e:?}"))),
-            reply => {
-                let text = reply
-                    .text()
-                    .ok_or_else(|| protocol(format!("CLUSTER NODES: not a text reply: {reply:?}")))?;
-                nodes_reply(&text)
-            }
-        },
-        other => Err(protocol(format!("CLUSTER SHARDS: an unexpected reply {other:?}"))),
+        Reply::Error(e) => Err(protocol(format!(
+            "CLUSTER NODES: the server answered {e:?} (and CLUSTER SHARDS {refused:?})"
+        ))),
+        reply => {
+            let text = reply
+                .text()
+                .ok_or_else(|| protocol(format!("CLUSTER NODES: not a text reply: {reply:?}")))?;
+            nodes_reply(&text)
+        }
     }
 }
 

@@ -31,6 +31,7 @@ use connection::Connection;
 pub use tls::TlsFiles;
 
 use crate::pass::input::{spool_raw, Cut, CutSource, SpoolOptions};
+use crate::pass::progress::Progress;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io;
@@ -196,8 +197,12 @@ fn shards_of(
 }
 
 /// The payload of the live source `arg`, spooled: the file, and where the link broke if
-/// it did before the payload's end.
-pub fn fetch(arg: &str, spool: &SpoolOptions) -> io::Result<(File, Option<Cut>)> {
+/// it did before the payload's end. Each payload arriving has its line on `progress`.
+pub fn fetch(
+    arg: &str,
+    spool: &SpoolOptions,
+    progress: &Progress,
+) -> io::Result<(File, Option<Cut>)> {
     let (address, password) = Address::parse(arg)?;
     let uri = address.uri();
     let (entry, ahead) = {
@@ -226,11 +231,12 @@ pub fn fetch(arg: &str, spool: &SpoolOptions) -> io::Result<(File, Option<Cut>)>
         let next_entry = Arc::clone(lock().entries.entry(next.clone()).or_default());
         if claim(&next_entry) {
             let spool = spool.clone();
-            std::thread::spawn(move || run_fetch(&next_entry, &next, &spool));
+            let progress = progress.clone();
+            std::thread::spawn(move || run_fetch(&next_entry, &next, &spool, &progress));
         }
     }
     if claim(&entry) {
-        run_fetch(&entry, &uri, spool);
+        run_fetch(&entry, &uri, spool, progress);
     }
     let mut state = entry
         .state
@@ -263,8 +269,8 @@ fn claim(entry: &Entry) -> bool {
     true
 }
 
-fn run_fetch(entry: &Entry, uri: &str, spool: &SpoolOptions) {
-    let result = read_source(uri, spool)
+fn run_fetch(entry: &Entry, uri: &str, spool: &SpoolOptions, progress: &Progress) {
+    let result = read_source(uri, spool, progress)
         .map(|(file, cut)| (Arc::new(file), cut))
         .map_err(|e| (e.kind(), e.to_string()));
     *entry
@@ -275,7 +281,11 @@ fn run_fetch(entry: &Entry, uri: &str, spool: &SpoolOptions) {
 }
 
 /// Connects, checks the server may be read, and spools its payload.
-fn read_source(uri: &str, spool: &SpoolOptions) -> io::Result<(File, Option<Cut>)> {
+fn read_source(
+    uri: &str,
+    spool: &SpoolOptions,
+    progress: &Progress,
+) -> io::Result<(File, Option<Cut>)> {
     let options = &spool.live;
     let (address, _) = Address::parse(uri)?;
     let (password, keep) = {
@@ -294,7 +304,15 @@ fn read_source(uri: &str, spool: &SpoolOptions) -> io::Result<(File, Option<Cut>
     replication::check_role(&replication, options.allow_master)?;
     let framing = replication::start_sync(&mut conn)?;
     let payload = replication::Payload::new(&mut conn, framing);
-    let (file, damage) = spool_raw(payload, "the replication payload", spool, keep.as_deref())?;
+    let transfer = progress.transfer(&address.to_string(), payload.total());
+    let spooled = spool_raw(
+        transfer.counting(payload),
+        "the replication payload",
+        spool,
+        keep.as_deref(),
+    );
+    transfer.finish(matches!(spooled, Ok((_, None))));
+    let (file, damage) = spooled?;
     let cut = damage.map(|(offset, e)| Cut {
         source: CutSource::Replication,
         offset,
