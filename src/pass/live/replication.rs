@@ -327,9 +327,13 @@ impl Read for Payload<'_> {
                         Err(e) => return Err(self.broke(e)),
                     };
                     let take = chunk.len();
+                    // The mark can only end in what arrived: the search starts a mark's
+                    // length before it.
+                    let from = self.held.len().saturating_sub(MARK_LEN - 1);
                     self.held.extend_from_slice(chunk);
                     reader.consume(take);
-                    self.before_mark = find(&self.held, &mark);
+                    self.before_mark =
+                        memchr::memmem::find(&self.held[from..], &mark).map(|at| from + at);
                 }
                 let ready = self
                     .before_mark
@@ -350,10 +354,6 @@ impl Read for Payload<'_> {
             },
         }
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]
