@@ -316,9 +316,13 @@ impl Read for Payload<'_> {
                 Ok(n)
             }
             Framing::Mark(mark) => loop {
-                if self.before_mark.is_none() {
-                    // What arrived is appended to the bytes held back; everything but the
-                    // last MARK_LEN bytes may be handed out, until the mark is there.
+                // Everything held but the last MARK_LEN bytes may be handed out, until
+                // the mark is there; more is read only when nothing is ready, so the
+                // bytes held stay under a mark and a read's worth.
+                let ready = self
+                    .before_mark
+                    .unwrap_or_else(|| self.held.len().saturating_sub(MARK_LEN));
+                if ready == 0 && self.before_mark.is_none() {
                     let reader = self.conn.reader();
                     let chunk = match reader.fill_buf() {
                         Ok([]) => return Err(self.broke(io::ErrorKind::UnexpectedEof.into())),
@@ -334,10 +338,8 @@ impl Read for Payload<'_> {
                     reader.consume(take);
                     self.before_mark =
                         memchr::memmem::find(&self.held[from..], &mark).map(|at| from + at);
+                    continue;
                 }
-                let ready = self
-                    .before_mark
-                    .unwrap_or_else(|| self.held.len().saturating_sub(MARK_LEN));
                 let n = ready.min(buf.len());
                 buf[..n].copy_from_slice(&self.held[..n]);
                 self.held.drain(..n);
@@ -346,11 +348,7 @@ impl Read for Payload<'_> {
                     *before -= n;
                     self.done = *before == 0;
                 }
-                // Nothing handed out yet is not the end: read on (fewer bytes than a
-                // mark arrived).
-                if n > 0 || self.done {
-                    return Ok(n);
-                }
+                return Ok(n);
             },
         }
     }
@@ -385,6 +383,51 @@ mod tests {
         assert!(replica.replicas.is_empty());
         let e = check_role(&replica, false).unwrap_err().to_string();
         assert!(e.contains("10.0.0.1:6379 is down"), "{e}");
+    }
+
+    /// A diskless payload whose end mark arrives in two reads (split at every offset
+    /// around it) and bytes after the mark: the payload is what came before the mark.
+    #[test]
+    fn a_mark_split_across_reads() {
+        use std::io::Write;
+        use std::net::TcpListener;
+        let mark = *b"0123456789abcdef0123456789abcdef01234567";
+        let body: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        for split in [1, 20, 39, 40, 41, 60] {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let mut sent = body.clone();
+            sent.extend_from_slice(&mark);
+            sent.extend_from_slice(b"\r\n+after");
+            let cut = body.len() + MARK_LEN - split.min(MARK_LEN + 2);
+            let writer = std::thread::spawn(move || {
+                let (mut s, _) = listener.accept().unwrap();
+                s.set_nodelay(true).unwrap();
+                s.write_all(&sent[..cut]).unwrap();
+                s.flush().unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(30));
+                s.write_all(&sent[cut..]).unwrap();
+            });
+            let address = Address::parse(&format!("redis://127.0.0.1:{port}"))
+                .unwrap()
+                .0;
+            let mut conn =
+                Connection::open(&address, std::time::Duration::from_secs(5), None).unwrap();
+            let mut got = Vec::new();
+            // Small reads, so bytes are held back while the mark is incomplete.
+            let mut payload = Payload::new(&mut conn, Framing::Mark(mark));
+            let mut buf = [0u8; 700];
+            loop {
+                let n = payload.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(got.len(), body.len(), "split {split}");
+            assert!(got == body, "split {split}");
+            writer.join().unwrap();
+        }
     }
 
     #[test]
