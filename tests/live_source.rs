@@ -682,7 +682,9 @@ fn tls_with_a_ca_and_a_client_certificate() {
 }
 
 /// A 3-master, 3-replica cluster: `--cluster` reads every shard from its replica, counts
-/// each key once, and refuses a shard whose replica is down, naming it.
+/// each key once, with a progress line a shard; finds the same shards from `CLUSTER
+/// NODES` for a user denied `CLUSTER SHARDS`; refuses a shard whose replica is down,
+/// naming it, or leaves it out (`--allow-partial`) or reads its master (`--allow-master`).
 #[test]
 fn cluster_of_three_shards() {
     let nodes: Vec<RedisServer> = (0..6)
@@ -773,8 +775,9 @@ fn cluster_of_three_shards() {
         assert!(Instant::now() < deadline, "replicas hold {} keys", total());
         std::thread::sleep(Duration::from_millis(100));
     }
-    for r in &replicas {
-        r.connect()
+    // No wait before a sync, on the masters too (read under --allow-master).
+    for n in &nodes {
+        n.connect()
             .ok(cmd!("CONFIG", "SET", "repl-diskless-sync-delay", "0"));
     }
     // A replica is `online` in CLUSTER SHARDS once the cluster has heard its replication
@@ -979,4 +982,30 @@ fn cluster_of_three_shards() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    // --allow-master reads that shard from its master: every key again.
+    let o = rdbscope(&[
+        "report",
+        "-q",
+        "--format",
+        "json",
+        "--cluster",
+        "--allow-master",
+        &seed,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["totals"]["keys"], 600);
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3);
+    let master = format!("127.0.0.1:{its_master} (shard ");
+    assert!(
+        files.iter().any(|f| f.starts_with(&master)),
+        "{master} not in {files:?}"
+    );
+    eprintln!("replica {down} down, --allow-master: 600 keys over {files:?}");
 }
