@@ -611,13 +611,15 @@ fn shard_key(rdb: &mut Rdb<BufWriter<File>>, i: usize) {
     }
 }
 
-/// Everything but what names the files.
+/// Everything but what names the files and the positions of keys in them.
 fn without_files(mut v: Value) -> Value {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
                 m.remove("files");
+                // Positions: which dump, and where in it (rankings break ties by them).
                 m.remove("file");
+                m.remove("offset");
                 m.values_mut().for_each(strip);
             }
             Value::Array(a) => a.iter_mut().for_each(strip),

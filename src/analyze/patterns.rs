@@ -91,8 +91,11 @@ impl Patterns {
 
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        match k.key.strip_prefix(&self.under[..]) {
-            Some(rest) if !self.under.is_empty() => {
+        match Some(&self.under[..])
+            .filter(|under| !under.is_empty())
+            .and_then(|under| k.key.strip_prefix(under))
+        {
+            Some(rest) => {
                 pattern_of(rest, &self.delimiter, &mut self.scratch);
                 self.scratch.splice(0..0, self.under.iter().copied());
             }
@@ -110,11 +113,11 @@ impl Patterns {
         &self.scratch
     }
 
-    /// The pattern of the key added last, when it was built with `delimiter` over the
-    /// whole key (not drilled down): rules that group keys by pattern reuse it rather than
-    /// build it again.
-    pub fn last(&self, delimiter: &[u8]) -> Option<&[u8]> {
-        (self.delimiter == delimiter && self.under.is_empty()).then_some(&self.scratch[..])
+    /// Whether patterns are built with `delimiter` over the whole key (not drilled down):
+    /// rules that group keys by pattern then reuse [`Patterns::current`] rather than build
+    /// it again.
+    pub fn built_with(&self, delimiter: &[u8]) -> bool {
+        self.delimiter == delimiter && self.under.is_empty()
     }
 }
 

@@ -89,7 +89,7 @@ impl Prefixes {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let key = &*k.key;
-        if !key.starts_with(&self.under) {
+        if !self.under.is_empty() && !key.starts_with(&self.under) {
             return;
         }
         let mut from = self.under.len();

@@ -381,9 +381,12 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
 /// The last segment of a pattern when there is one before it and it is a name rather
 /// than an id (`*`): the field a hash per entity would hold.
 pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
-    let at = pattern
-        .windows(delimiter.len())
-        .rposition(|w| w == delimiter)?;
+    let at = match delimiter {
+        [d] => pattern.iter().rposition(|b| b == d),
+        _ => pattern
+            .windows(delimiter.len())
+            .rposition(|w| w == delimiter),
+    }?;
     let (parent, field) = (
         &pattern[..at],
         &pattern[at.saturating_add(delimiter.len())..],

@@ -487,13 +487,25 @@ impl LintReport {
 pub struct Linted {
     pub aggregates: Aggregates,
     pub keys: keys::KeyRules,
+    /// Whether the key rules can take each key's pattern from the pattern table (built
+    /// with the same delimiter over the whole keyspace) rather than build it again.
+    shared_pattern: bool,
 }
 
 impl Linted {
     pub fn new(aggregates: &AggregateConfig, lint: &Arc<LintConfig>, source: Source) -> Self {
+        Self::of(
+            Aggregates::new(aggregates, source),
+            keys::KeyRules::new(lint.clone(), source),
+        )
+    }
+
+    /// The aggregates and key rules of one fold, or restored from a run.
+    pub fn of(aggregates: Aggregates, keys: keys::KeyRules) -> Self {
         Linted {
-            aggregates: Aggregates::new(aggregates, source),
-            keys: keys::KeyRules::new(lint.clone(), source),
+            shared_pattern: aggregates.patterns.built_with(&keys.config().delimiter),
+            aggregates,
+            keys,
         }
     }
 }
@@ -502,7 +514,9 @@ impl Aggregator for Linted {
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.aggregates.add(k);
-        let pattern = self.aggregates.patterns.last(&self.keys.config().delimiter);
+        let pattern = self
+            .shared_pattern
+            .then(|| self.aggregates.patterns.current());
         self.keys.add(k, pattern);
     }
 
@@ -526,7 +540,9 @@ impl AddAssign for Linted {
 /// Splits a linted analysis into the plain one the other reports read, and the lint.
 pub fn evaluate(analysis: Analysis<Linted>) -> (Analysis<Aggregates>, LintReport) {
     let Analysis { files, merged } = analysis;
-    let Linted { aggregates, keys } = merged;
+    let Linted {
+        aggregates, keys, ..
+    } = merged;
     let analysis = Analysis {
         files,
         merged: aggregates,

@@ -23,6 +23,9 @@ use std::borrow::Cow;
 #[derive(Clone, Debug)]
 pub struct KeyStats<'data> {
     pub db: u64,
+    /// Offset of the key's record (its type byte) in the dump: its position, which breaks
+    /// ties in rankings.
+    pub offset: u64,
     pub key: Cow<'data, [u8]>,
     pub redis_type: RedisType,
     pub module: Option<ModuleId>,
@@ -63,6 +66,7 @@ impl<'data> KeyStats<'data> {
     pub fn new() -> Self {
         KeyStats {
             db: 0,
+            offset: 0,
             key: Cow::Borrowed(&[]),
             redis_type: RedisType::String,
             module: None,
@@ -121,6 +125,7 @@ impl<'data> KeyStats<'data> {
         let summary = &self.summary;
         let encoding = profile.loaded_encoding(record.value_type, summary, self.key.len() as u64);
         self.db = record.db;
+        self.offset = record.offset;
         self.slot = hash_slot(&self.key);
         self.redis_type = redis_type;
         self.module = summary.module;

@@ -11,7 +11,7 @@
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::input::Dump;
 use crate::rdb::checksum::crc64;
-use crate::rdb::scanner::Function;
+use crate::rdb::scanner::{Function, Next};
 use crate::rdb::{Checksum, DecodeError, Header, KeyRecord, RdbString, Record, Scanner};
 use std::collections::BTreeMap;
 
@@ -199,8 +199,12 @@ impl<'data> DumpScan<'data> {
         let Some(scanner) = self.scanner.as_mut() else {
             return false;
         };
-        let record = match scanner.next() {
-            Some(Ok(r)) => r,
+        let record = match scanner.next_into(batch) {
+            Some(Ok(Next::Key)) => {
+                self.count_key(batch);
+                return true;
+            }
+            Some(Ok(Next::Record(r))) => r,
             Some(Err(e)) => {
                 self.info.error = Some(e);
                 self.scanner = None;
@@ -219,6 +223,24 @@ impl<'data> DumpScan<'data> {
         true
     }
 
+    /// Counts the key just pushed onto `batch`.
+    #[inline]
+    fn count_key(&mut self, batch: &[KeyRecord<'data>]) {
+        let Some(k) = batch.last() else {
+            return;
+        };
+        if self.profile.is_none() {
+            self.profile = self.info.profile();
+        }
+        let counts = self.info.dbs.entry(k.db).or_default();
+        counts.keys = counts.keys.saturating_add(1);
+        counts.expires = counts
+            .expires
+            .saturating_add(u64::from(k.expire_ms.is_some()));
+        self.info.keys = self.info.keys.saturating_add(1);
+        self.last_key = Some((k.db, k.key));
+    }
+
     fn absorb(
         &mut self,
         record: Record<'data>,
@@ -226,17 +248,8 @@ impl<'data> DumpScan<'data> {
     ) -> Result<(), DecodeError> {
         match record {
             Record::Key(k) => {
-                if self.profile.is_none() {
-                    self.profile = self.info.profile();
-                }
-                let counts = self.info.dbs.entry(k.db).or_default();
-                counts.keys = counts.keys.saturating_add(1);
-                counts.expires = counts
-                    .expires
-                    .saturating_add(u64::from(k.expire_ms.is_some()));
-                self.info.keys = self.info.keys.saturating_add(1);
-                self.last_key = Some((k.db, k.key));
                 batch.push(k);
+                self.count_key(batch);
             }
             Record::Aux { key, value } => {
                 self.info.aux.push((owned(&key)?, owned(&value)?));

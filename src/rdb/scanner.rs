@@ -135,6 +135,8 @@ pub struct Scanner<'data> {
     templates: HashMap<u64, Template<'data>>,
     /// A compressed type-30 values listpack, expanded to read its template id.
     template_blob: Vec<u8>,
+    /// Where the [`Iterator`] has a key pushed, to hand it out as a [`Record::Key`].
+    one_key: Vec<KeyRecord<'data>>,
 }
 
 impl<'data> Scanner<'data> {
@@ -150,6 +152,7 @@ impl<'data> Scanner<'data> {
             scratch: Scratch::default(),
             templates: HashMap::new(),
             template_blob: Vec::new(),
+            one_key: Vec::new(),
         })
     }
 
@@ -218,7 +221,9 @@ impl<'data> Scanner<'data> {
         self.template(id, at).map(Some)
     }
 
-    fn next_record(&mut self) -> Result<Record<'data>> {
+    /// Reads the next record. A key is pushed onto `keys` (built there, not moved
+    /// through the result: a key record is some 150 bytes, and dumps hold millions).
+    fn next_record(&mut self, keys: &mut Vec<KeyRecord<'data>>) -> Result<Next<'data>> {
         let mut expire_ms = None;
         let mut idle_s = None;
         let mut lfu_freq = None;
@@ -226,23 +231,23 @@ impl<'data> Scanner<'data> {
             let at = self.r.offset();
             let byte = self.r.read_u8("record type")?;
             match byte {
-                opcode::EOF => return self.eof(),
+                opcode::EOF => return self.eof().map(Next::Record),
                 opcode::SELECTDB => {
                     self.db = read_length(&mut self.r, "db number")?;
-                    return Ok(Record::SelectDb(self.db));
+                    return Ok(Next::Record(Record::SelectDb(self.db)));
                 }
                 opcode::RESIZEDB => {
                     let db_size = read_length(&mut self.r, "resizedb db size")?;
                     let expires_size = read_length(&mut self.r, "resizedb expires size")?;
-                    return Ok(Record::ResizeDb {
+                    return Ok(Next::Record(Record::ResizeDb {
                         db_size,
                         expires_size,
-                    });
+                    }));
                 }
                 opcode::AUX => {
                     let key = read_string(&mut self.r, "aux field name")?;
                     let value = read_string(&mut self.r, "aux field value")?;
-                    return Ok(Record::Aux { key, value });
+                    return Ok(Next::Record(Record::Aux { key, value }));
                 }
                 opcode::EXPIRETIME_MS => {
                     expire_ms = Some(self.r.read_i64_le("expire time (ms)")?);
@@ -260,7 +265,7 @@ impl<'data> Scanner<'data> {
                         read_length(&mut self.r, "slot import range")?;
                         read_length(&mut self.r, "slot import range")?;
                     }
-                    return Ok(Record::SlotImport { job, ranges });
+                    return Ok(Next::Record(Record::SlotImport { job, ranges }));
                 }
                 opcode::KEY_METADATA => skip_key_metadata(&mut self.r)?,
                 opcode::HASH_TEMPLATE if self.header.flavor == Flavor::Redis => {
@@ -272,14 +277,16 @@ impl<'data> Scanner<'data> {
                             format!("template id {} defined twice", template.id),
                         ));
                     }
-                    return Ok(Record::HashTemplate(template));
+                    return Ok(Next::Record(Record::HashTemplate(template)));
                 }
                 opcode::MODULE_AUX => {
-                    return Ok(Record::ModuleAux(skip_module_aux(&mut self.r)?));
+                    return Ok(Next::Record(Record::ModuleAux(skip_module_aux(
+                        &mut self.r,
+                    )?)));
                 }
                 opcode::FUNCTION2 => {
                     let code = read_string(&mut self.r, "function library")?;
-                    return Ok(Record::Function(Function::Library { code }));
+                    return Ok(Next::Record(Record::Function(Function::Library { code })));
                 }
                 opcode::FUNCTION_PRE_GA => {
                     let name = read_string(&mut self.r, "function name")?;
@@ -288,17 +295,20 @@ impl<'data> Scanner<'data> {
                         read_string(&mut self.r, "function description")?;
                     }
                     read_string(&mut self.r, "function code")?;
-                    return Ok(Record::Function(Function::PreGa { name, engine }));
+                    return Ok(Next::Record(Record::Function(Function::PreGa {
+                        name,
+                        engine,
+                    })));
                 }
                 opcode::SLOT_INFO => {
                     let slot = read_length(&mut self.r, "slot info")?;
                     let size = read_length(&mut self.r, "slot info")?;
                     let expires_size = read_length(&mut self.r, "slot info")?;
-                    return Ok(Record::SlotInfo {
+                    return Ok(Next::Record(Record::SlotInfo {
                         slot,
                         size,
                         expires_size,
-                    });
+                    }));
                 }
                 GCRA if self.header.flavor == Flavor::Redis => {
                     return Err(DecodeError::new(
@@ -332,7 +342,7 @@ impl<'data> Scanner<'data> {
                         &mut self.scratch,
                     )?;
                     let value = self.r.since(start);
-                    return Ok(Record::Key(KeyRecord {
+                    keys.push(KeyRecord {
                         db: self.db,
                         key,
                         value_type,
@@ -344,7 +354,8 @@ impl<'data> Scanner<'data> {
                         idle_s,
                         lfu_freq,
                         template,
-                    }));
+                    });
+                    return Ok(Next::Key);
                 }
             }
         }
@@ -368,18 +379,41 @@ impl<'data> Scanner<'data> {
     }
 }
 
+/// What [`Scanner::next_into`] read.
+#[derive(Debug)]
+pub enum Next<'data> {
+    /// A key, pushed onto the batch.
+    Key,
+    Record(Record<'data>),
+}
+
+impl<'data> Scanner<'data> {
+    /// The next record, a key pushed onto `keys`; `None` after an error or EOF.
+    pub fn next_into(&mut self, keys: &mut Vec<KeyRecord<'data>>) -> Option<Result<Next<'data>>> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_record(keys);
+        if matches!(next, Err(_) | Ok(Next::Record(Record::Eof { .. }))) {
+            self.done = true;
+        }
+        Some(next)
+    }
+}
+
 impl<'data> Iterator for Scanner<'data> {
     type Item = Result<Record<'data>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let record = self.next_record();
-        if matches!(record, Err(_) | Ok(Record::Eof { .. })) {
-            self.done = true;
-        }
-        Some(record)
+        let mut key = std::mem::take(&mut self.one_key);
+        let next = self.next_into(&mut key);
+        let record = key.pop();
+        self.one_key = key;
+        Some(match next? {
+            Ok(Next::Key) => Ok(Record::Key(record?)),
+            Ok(Next::Record(record)) => Ok(record),
+            Err(e) => Err(e),
+        })
     }
 }
 

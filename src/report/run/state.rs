@@ -170,10 +170,10 @@ impl RunState {
     pub fn into_analysis(self, config: &Arc<LintConfig>) -> Analysis<Linted> {
         let profile = self.files.iter().find_map(|f| f.profile);
         Analysis {
-            merged: Linted {
-                aggregates: self.aggregates,
-                keys: KeyRules::restore(Arc::clone(config), profile, self.lint),
-            },
+            merged: Linted::of(
+                self.aggregates,
+                KeyRules::restore(Arc::clone(config), profile, self.lint),
+            ),
             files: self.files,
         }
     }
