@@ -94,21 +94,29 @@ fn start_loaded(binary: &Path, dump: &Path) -> RedisServer {
     server
 }
 
-fn wait_link_up(replica: &RedisServer) {
+/// Waits until `server`'s `INFO replication` holds `what`.
+fn wait_replication(server: &RedisServer, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
-    let mut c = replica.connect();
+    let mut c = server.connect();
     loop {
         let info = c.call(cmd!("INFO", "replication")).text();
-        if info.contains("master_link_status:up") {
+        if info.contains(what) {
             return;
         }
         assert!(
             Instant::now() < deadline,
-            "replica never in sync:\n{info}\n{}",
-            replica.log()
+            "never {what}:\n{info}\n{}",
+            server.log()
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The replica's link is up, and its master lists it `online` (which it does once the
+/// replica acknowledges the payload, a moment after the replica's side is up).
+fn wait_link_up(master: &RedisServer, replica: &RedisServer) {
+    wait_replication(replica, "master_link_status:up");
+    wait_replication(master, "state=online");
 }
 
 impl Pair {
@@ -120,7 +128,7 @@ impl Pair {
         let mut r = replica.connect();
         r.ok(cmd!("CONFIG", "SET", "repl-diskless-sync-delay", "0"));
         r.ok(cmd!("REPLICAOF", "127.0.0.1", master.port.to_string()));
-        wait_link_up(&replica);
+        wait_link_up(&master, &replica);
         Pair { master, replica }
     }
 }
@@ -970,30 +978,23 @@ fn cluster_of_three_shards() {
         )),
         "{e}"
     );
-    let o = rdbscope(&[
-        "report",
-        "-q",
-        "--format",
-        "json",
-        "--cluster",
-        "--allow-partial",
-        &seed,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cluster_json = |allow: &str| -> Value {
+        let o = rdbscope(&[
+            "report",
+            "-q",
+            "--format",
+            "json",
+            "--cluster",
+            allow,
+            &seed,
+        ]);
+        assert!(o.status.success(), "{allow}: {}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = cluster_json("--allow-partial");
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
     // --allow-master reads that shard from its master: every key again.
-    let o = rdbscope(&[
-        "report",
-        "-q",
-        "--format",
-        "json",
-        "--cluster",
-        "--allow-master",
-        &seed,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = cluster_json("--allow-master");
     assert_eq!(v["totals"]["keys"], 600);
     let files: Vec<&str> = v["files"]
         .as_array()
