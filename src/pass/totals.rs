@@ -119,9 +119,9 @@ type Cell = (u64, TypeKey, Encoding);
 
 #[derive(Clone, Debug, Default)]
 pub struct Totals {
-    /// What folding added, by cell: one row per key, found at the last row used when
-    /// the key shares its cell with the key before (most do), where keeping the four
-    /// tables below key by key cost four searches.
+    /// What folding added, one row per cell. A key's row is found at the last row used
+    /// when the key shares its cell with the key before (most do), where keeping the
+    /// tables below key by key cost a search in each.
     cells: Rows<Cell>,
     /// Index in `cells` of the last row used.
     last: usize,
