@@ -3,14 +3,15 @@
 //! pipeline, and report damage and a checksum mismatch; several dumps (one per cluster
 //! shard) give one result with a per-file summary.
 //!
-//! Each dump's keys flow two ways. Unordered, into aggregates: each pool thread folds the
-//! keys it analyses into its own aggregator (a [`ThreadLocal`]), so an aggregator's tables
-//! fill once per thread rather than once per chunk of keys, and nothing is merged on the
-//! scanning thread while the scan runs. After the pass the per-thread aggregators are
-//! merged with `+=`: sums do not depend on which thread saw which key, and every aggregator
-//! is built to give the same answer whatever the split (see `analyze::groups` and
-//! `analyze::top`). Ordered, as rows: the chunk values the pipeline hands back in file
-//! order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
+//! Each dump's keys flow two ways. Into aggregates: each of the pipeline's lanes folds the
+//! keys of its fixed ranges of the dump, in file order, into its own aggregator, so an
+//! aggregator's tables fill once per lane rather than once per chunk of keys, and nothing
+//! is merged on the scanning thread while the scan runs. After the pass the lanes'
+//! aggregators are merged with `+=` in lane order: which keys each one saw, and in what
+//! order, depends on the dump alone, so the heavy-hitter tables (`analyze::groups`), whose
+//! light rows depend on how the keys were split, come out the same whatever `--threads` is
+//! (see `pipeline`, "Lanes"). Ordered, as rows: the chunk values the pipeline hands back in
+//! file order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
 //! bytes done for the progress bar.
 
 use crate::model::key_stats::KeyStats;
@@ -23,10 +24,9 @@ use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
-use std::cell::{RefCell, RefMut};
 use std::io;
 use std::path::{Path, PathBuf};
-use thread_local::ThreadLocal;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// One dump of the run, as the per-file breakdown shows it; summary.json's mergeable
 /// state holds it whole (`rdbscope merge`).
@@ -174,11 +174,11 @@ trait DumpFold: Sync {
     /// Whether keys are folded at all (a pass that folded keys past a damaged value is
     /// folded again up to it).
     const FOLDS: bool;
-    /// What a pool thread folds into, taken once for each chunk of keys.
+    /// What a lane folds into, taken once for each batch's range of the lane.
     type Local<'a>
     where
         Self: 'a;
-    fn local(&self) -> Self::Local<'_>;
+    fn local(&self, lane: usize) -> Self::Local<'_>;
     fn add(local: &mut Self::Local<'_>, key: &KeyStats<'_>);
     fn prefetch(local: &Self::Local<'_>, key: &KeyStats<'_>);
     /// The threads' shares merged.
@@ -187,51 +187,60 @@ trait DumpFold: Sync {
     fn totals(folded: &Self::Folded) -> Totals;
 }
 
-/// An aggregator per pool thread, built by `make` and merged after the pass.
-struct PerThread<A: Send, M> {
-    locals: ThreadLocal<RefCell<A>>,
+/// An aggregator per lane of the pipeline, built by `make` when the lane gets its first
+/// keys, and merged in lane order after the pass.
+struct PerLane<A: Send, M> {
+    lanes: [Mutex<Option<A>>; pipeline::LANES],
     make: M,
 }
 
-impl<A: Aggregator, M: Fn() -> A + Sync> PerThread<A, M> {
+impl<A: Aggregator, M: Fn() -> A + Sync> PerLane<A, M> {
     fn new(make: M) -> Self {
-        PerThread {
-            locals: ThreadLocal::new(),
+        PerLane {
+            lanes: std::array::from_fn(|_| Mutex::new(None)),
             make,
         }
     }
 }
 
-impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerThread<A, M> {
+impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerLane<A, M> {
     type Folded = A;
     const FOLDS: bool = true;
     type Local<'a>
-        = RefMut<'a, A>
+        = MutexGuard<'a, Option<A>>
     where
         Self: 'a;
 
-    /// Borrowed for a whole chunk: a chunk's fold calls nothing that lets the pool run
-    /// other work on its thread, so no second borrow of the same aggregator can begin.
-    fn local(&self) -> RefMut<'_, A> {
-        self.locals
-            .get_or(|| RefCell::new((self.make)()))
-            .borrow_mut()
+    /// Locked for a batch's range of the lane: one task a batch folds a lane, and the
+    /// batches are folded one after another, so the lock is never contended.
+    fn local(&self, lane: usize) -> MutexGuard<'_, Option<A>> {
+        let mut local = self.lanes[lane]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        local.get_or_insert_with(&self.make);
+        local
     }
 
     #[inline]
-    fn add(local: &mut RefMut<'_, A>, key: &KeyStats<'_>) {
-        local.add(key);
+    fn add(local: &mut MutexGuard<'_, Option<A>>, key: &KeyStats<'_>) {
+        if let Some(aggregate) = local.as_mut() {
+            aggregate.add(key);
+        }
     }
 
     #[inline]
-    fn prefetch(local: &RefMut<'_, A>, key: &KeyStats<'_>) {
-        local.prefetch(key);
+    fn prefetch(local: &MutexGuard<'_, Option<A>>, key: &KeyStats<'_>) {
+        if let Some(aggregate) = local.as_ref() {
+            aggregate.prefetch(key);
+        }
     }
 
     fn merged(self) -> A {
         let mut aggregate = (self.make)();
-        for local in self.locals {
-            aggregate += local.into_inner();
+        for lane in self.lanes {
+            if let Some(lane) = lane.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                aggregate += lane;
+            }
         }
         aggregate
     }
@@ -249,7 +258,7 @@ impl DumpFold for NoFold {
     const FOLDS: bool = false;
     type Local<'a> = ();
 
-    fn local(&self) {}
+    fn local(&self, _: usize) {}
 
     #[inline]
     fn add((): &mut (), _: &KeyStats<'_>) {}
@@ -292,7 +301,7 @@ pub fn analyze_writing<A: Aggregator>(
         options,
         progress,
         rows,
-        |source| PerThread::new(move || make(source)),
+        |source| PerLane::new(move || make(source)),
         |aggregate| merged += aggregate,
     )?;
     Ok(Analysis { files, merged })
@@ -446,7 +455,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
             },
-            local: || fold.local(),
+            local: |lane| fold.local(lane),
             fold: |chunk: &mut Chunk<_>, local: &mut F::Local<'_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
                 F::add(local, key);

@@ -5,9 +5,21 @@
 //! value, modelling its encoding and memory, rendering or aggregating) is not. While the
 //! pool folds batch N in chunks, one side of the join hands batch N-1's chunk values to
 //! the caller (who may write hundreds of megabytes of rows) and then scans batch N+1.
-//! Chunk values reach the caller in file order, so streamed rows keep the dump's order and
-//! aggregates merge deterministically. A batch holding a damaged value is handed over at
-//! once and ends the pass.
+//! Chunk values reach the caller in file order, so streamed rows keep the dump's order. A
+//! batch holding a damaged value is handed over at once and ends the pass.
+//!
+//! # Lanes: the same result whatever the threads
+//!
+//! What keys are folded into beside the chunk values (the aggregates' state, `local`)
+//! belongs to a lane, not to a thread: each batch is cut into [`LANES`] fixed ranges of
+//! [`LANE`] keys, lane `i` folds range `i` of every batch, one task a batch, in file order.
+//! Where a batch is cut depends on nothing but the dump (and the key limit), so each lane
+//! sees the same keys in the same order whatever `--threads` is and however the pool
+//! schedules; the lanes, merged in lane order after the pass, then give the same aggregate
+//! every run. A summary per chunk merged in file order would give that too, but would
+//! insert every name of a deep prefix level twice, once into its chunk's table and once
+//! into the merged one, on the scanning thread; a lane costs nothing per key beyond what a
+//! thread's table cost, and [`LANES`] tables at most (what 8 threads held before).
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
@@ -22,8 +34,14 @@ use std::io;
 
 /// Keys scanned ahead while the previous batch is analysed.
 const BATCH: usize = 16 * 1024;
-/// Keys one rayon task analyses.
+/// Keys whose chunk value is handed over at once.
 const CHUNK: usize = 1024;
+/// Lanes a batch is cut into (see the module docs): at most this many tasks fold a batch
+/// at once.
+pub const LANES: usize = 8;
+/// Keys of a batch one lane folds: a whole number of chunks.
+const LANE: usize = BATCH / LANES;
+const _: () = assert!(LANE.is_multiple_of(CHUNK) && LANE * LANES == BATCH);
 
 #[derive(Clone, Default)]
 pub struct Options {
@@ -101,9 +119,9 @@ struct Folded<T> {
 }
 
 /// What a pass does with each key, on the pool: `fold` it into the chunk's value (`init`,
-/// handed to `consume` in file order) and the pool thread's state for the chunk (`local`,
-/// taken once a chunk rather than once a key, and left on the thread), after `prefetch`
-/// announced it one key earlier (the aggregates' `prefetch` module says why).
+/// handed to `consume` in file order) and its lane's state (`local(lane)`, taken once for
+/// each batch's range of the lane, see the module docs), after `prefetch` announced it one
+/// key earlier (the aggregates' `prefetch` module says why).
 pub struct Folding<I, L, F, P> {
     pub init: I,
     pub local: L,
@@ -111,7 +129,7 @@ pub struct Folding<I, L, F, P> {
     pub prefetch: P,
 }
 
-impl<T, I, F> Folding<I, fn(), F, fn(&(), &KeyStats<'_>)>
+impl<T, I, F> Folding<I, fn(usize), F, fn(&(), &KeyStats<'_>)>
 where
     I: Fn() -> T + Sync,
     F: Fn(&mut T, &mut (), &KeyStats<'_>) + Sync,
@@ -121,29 +139,57 @@ where
     pub fn new(init: I, fold: F) -> Self {
         Folding {
             init,
-            local: || (),
+            local: |_| (),
             fold,
             prefetch: |(), _| {},
         }
     }
 }
 
-fn fold_chunk<T, S, I, L, F, P>(
+/// Lane `lane`'s keys of a batch, `records`, folded chunk by chunk into its state, up to
+/// and including the chunk holding a damaged value.
+fn fold_lane<T, S, I, L, F, P>(
+    lane: usize,
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
+    profile: &crate::model::server::ServerProfile,
+    filter: &KeyFilter,
+    folding: &Folding<I, L, F, P>,
+) -> Vec<Folded<T>>
+where
+    I: Fn() -> T + Sync,
+    L: Fn(usize) -> S + Sync,
+    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
+    P: Fn(&S, &KeyStats<'_>) + Sync,
+{
+    let mut scratch = Scratch::releasing(pages);
+    let mut local = (folding.local)(lane);
+    let mut chunks = Vec::with_capacity(LANE / CHUNK);
+    for records in records.chunks(CHUNK) {
+        let chunk = fold_chunk(records, &mut scratch, &mut local, profile, filter, folding);
+        let damaged = chunk.failure.is_some();
+        chunks.push(chunk);
+        if damaged {
+            break;
+        }
+    }
+    chunks
+}
+
+fn fold_chunk<T, S, I, L, F, P>(
+    records: &[KeyRecord<'_>],
+    scratch: &mut Scratch<'_>,
+    local: &mut S,
     profile: &crate::model::server::ServerProfile,
     filter: &KeyFilter,
     folding: &Folding<I, L, F, P>,
 ) -> Folded<T>
 where
     I: Fn() -> T + Sync,
-    L: Fn() -> S + Sync,
     F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
     P: Fn(&S, &KeyStats<'_>) + Sync,
 {
-    let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
-    let mut local = (folding.local)();
     // Keys are read one ahead of folding, into the two statistics in turn: the key just
     // read is announced while the previous one is folded.
     let mut pair = [KeyStats::new(), KeyStats::new()];
@@ -160,13 +206,13 @@ where
             0 => (first, &*second),
             _ => (second, &*first),
         };
-        let outcome = read.read(record, profile, &mut scratch);
+        let outcome = read.read(record, profile, scratch);
         let kept = outcome.is_ok() && filter.keeps(read.memory_bytes);
         if kept {
-            (folding.prefetch)(&local, read);
+            (folding.prefetch)(local, read);
         }
         if waiting.is_some() {
-            (folding.fold)(&mut value, &mut local, previous);
+            (folding.fold)(&mut value, local, previous);
         }
         if let Err(e) = outcome {
             return Folded {
@@ -177,7 +223,7 @@ where
         waiting = kept.then_some(next);
     }
     if let Some(w) = waiting {
-        (folding.fold)(&mut value, &mut local, &pair[w]);
+        (folding.fold)(&mut value, local, &pair[w]);
     }
     Folded {
         value,
@@ -250,8 +296,9 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 }
 
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
-/// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
-/// values in file order (including the partial chunk before a damaged value).
+/// over chunks of keys, each into a fresh `folding.init()` and its lane's
+/// `folding.local(lane)`; `consume` receives the chunk values in file order (including the
+/// partial chunk before a damaged value).
 pub fn run<T, S, I, L, F, P>(
     dump: &Dump,
     options: &Options,
@@ -261,7 +308,7 @@ pub fn run<T, S, I, L, F, P>(
 where
     T: Send,
     I: Fn() -> T + Sync,
-    L: Fn() -> S + Sync,
+    L: Fn(usize) -> S + Sync,
     F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
     P: Fn(&S, &KeyStats<'_>) + Sync,
 {
@@ -292,10 +339,16 @@ where
                         Ok((damage, limit.apply(&mut ahead) && more))
                     },
                     || {
-                        current
-                            .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
-                            .collect::<Vec<_>>()
+                        let lanes: Vec<Vec<Folded<T>>> = current
+                            .par_chunks(LANE)
+                            .enumerate()
+                            .map(|(lane, c)| {
+                                fold_lane(lane, c, dump, &p, &options.filter, &folding)
+                            })
+                            .collect();
+                        // A lane stops at its damaged chunk; every lane before the first
+                        // damaged one is whole, so chunk `i` of the batch is at `i` up to it.
+                        lanes.into_iter().flatten().collect::<Vec<_>>()
                     },
                 );
                 let (damage, scanned_more) = handed?;
