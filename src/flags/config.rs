@@ -138,6 +138,7 @@ impl CommonArgs {
             filter: self.filter.build()?,
             key_limit: None,
             spool: self.spool(),
+            allow_partial: run.allow_partial,
         })
     }
 
@@ -387,6 +388,7 @@ impl MergeArgs {
             format: self.format,
             sort: self.sort,
             quiet: self.quiet,
+            allow_partial: self.allow_partial,
         }
     }
 }

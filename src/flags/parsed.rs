@@ -152,6 +152,11 @@ pub struct RunArgs {
     /// Do not verify the CRC64 trailer.
     #[arg(long)]
     pub skip_checksum: bool,
+    /// When a dump cannot be opened or is no dump, report the others (naming it first)
+    /// instead of refusing the run; `diff` compares a side only part of whose dumps were
+    /// read instead of refusing it.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 /// How keys are grouped into prefixes and patterns.
@@ -255,6 +260,9 @@ pub struct MergeArgs {
     /// No message about the files written.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Merge runs only part of whose dumps were read instead of refusing them.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 #[derive(Args, Debug)]

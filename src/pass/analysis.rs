@@ -18,13 +18,15 @@ use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::pass::fold::{Aggregator, Source};
-use crate::pass::input::Dump;
+use crate::pass::input::{Compression, Dump};
 use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
-use std::io;
+use crate::rdb::header::Header;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -319,7 +321,56 @@ pub fn write_rows(
     Ok(Analysis { files, merged: () })
 }
 
-/// Every dump through [`pass_one`] in order; `merge` takes what each one folded.
+/// Why the dump at `path` cannot be read, found before any pass: it cannot be opened, or
+/// its first bytes are neither an RDB header nor a compressed container (whose content is
+/// checked as it is spooled, as standard input's is).
+fn unreadable(path: &Path) -> Option<String> {
+    if path == Path::new("-") {
+        return None;
+    }
+    let mut head = Vec::with_capacity(9);
+    if let Err(e) = File::open(path).and_then(|f| f.take(9).read_to_end(&mut head)) {
+        return Some(format!("cannot open: {e}"));
+    }
+    if Compression::starts(&head) {
+        return None;
+    }
+    Header::parse(&head).err().map(|e| {
+        let e = e.to_string();
+        match e.starts_with("not an RDB file") {
+            true => e,
+            false => format!("not an RDB file: {e}"),
+        }
+    })
+}
+
+/// Why each of `dumps` cannot be read, in order (`None`: it can be tried). Unless
+/// `options.allow_partial`, a dump that cannot be read is the run's error, found before
+/// anything is analysed or written: a report missing a shard is no report of the fleet.
+pub fn check_dumps(dumps: &[PathBuf], options: &Options) -> io::Result<Vec<Option<String>>> {
+    let why: Vec<Option<String>> = dumps.iter().map(|p| unreadable(p)).collect();
+    let refused: Vec<String> = dumps
+        .iter()
+        .zip(&why)
+        .filter_map(|(p, w)| Some(format!("{}: {}", p.display(), w.as_ref()?)))
+        .collect();
+    if refused.is_empty() || options.allow_partial {
+        return Ok(why);
+    }
+    let others = if dumps.len() > refused.len() {
+        " (--allow-partial reports the other dumps)"
+    } else {
+        ""
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}{others}", refused.join("; ")),
+    ))
+}
+
+/// Every dump through [`pass_one`] in order; `merge` takes what each one folded. The
+/// dumps that cannot be read refuse the run ([`check_dumps`]), or with `--allow-partial`
+/// are named first and reported as such.
 fn each_dump<F: DumpFold, S: RowSink>(
     dumps: &[PathBuf],
     options: &Options,
@@ -328,8 +379,24 @@ fn each_dump<F: DumpFold, S: RowSink>(
     fold: impl Fn(Source) -> F,
     mut merge: impl FnMut(F::Folded),
 ) -> io::Result<Vec<FileSummary>> {
+    let unreadable = check_dumps(dumps, options)?;
+    for (path, why) in dumps.iter().zip(&unreadable) {
+        if let Some(why) = why {
+            progress.error(&format!(
+                "rdbscope: {}: {why}; the report covers the other dumps (--allow-partial)",
+                path.display()
+            ));
+        }
+    }
     let mut files = Vec::with_capacity(dumps.len());
     for (index, path) in dumps.iter().enumerate() {
+        if let Some(why) = &unreadable[index] {
+            files.push(FileSummary {
+                error: Some(why.clone()),
+                ..empty_summary(path.display().to_string())
+            });
+            continue;
+        }
         let (summary, folded) =
             pass_one(index, path, options, progress, rows.as_deref_mut(), &fold)?;
         if let Some(folded) = folded {
@@ -356,6 +423,12 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool) {
         Ok(d) => d,
+        Err(e) if !options.allow_partial => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("{name}: cannot open: {e}"),
+            ));
+        }
         Err(e) => {
             progress.error(&format!("rdbscope: {name}: {e}"));
             let summary = FileSummary {

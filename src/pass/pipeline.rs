@@ -53,6 +53,9 @@ pub struct Options {
     pub key_limit: Option<u64>,
     /// Where compressed input and standard input are spooled.
     pub spool: SpoolOptions,
+    /// Report the dumps that can be read when another cannot be opened or is no dump
+    /// (`--allow-partial`), instead of refusing the run.
+    pub allow_partial: bool,
 }
 
 /// What is left of [`Options::key_limit`] as batches are scanned.

@@ -384,7 +384,7 @@ fn allocator_lines(out: &mut String, files: &[FileSummary]) {
 pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered: bool) -> String {
     let m = &a.merged;
     let whole = Whole::from(m.totals.all());
-    let mut out = String::new();
+    let mut out = super::notes::partial_banner(&a.files).unwrap_or_default();
     files_section(&mut out, &a.files);
 
     let mut t = counts_table("type");
