@@ -1,4 +1,4 @@
-//! What a pass folds each dump's keys into: an [`Aggregator`] (one per worker thread,
+//! What a pass folds each dump's keys into: an [`Aggregator`] (one per lane of the pipeline,
 //! merged with `+=`), built for keys from a [`Source`]. The aggregates (`analyze`, `lint`)
 //! implement it; the pass only drives it.
 
@@ -7,7 +7,7 @@ use crate::pass::totals::Totals;
 use std::ops::AddAssign;
 
 /// What a command folds keys into. `+=` merges a value built from other keys (another
-/// thread's share, another dump); `totals` feeds the per-file breakdown.
+/// lane's share, another dump); `totals` feeds the per-file breakdown.
 pub trait Aggregator: AddAssign + Send + Sized {
     fn add(&mut self, key: &KeyStats<'_>);
     /// `key` will be added next but one: start fetching the memory `add` will touch.

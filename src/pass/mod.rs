@@ -1,5 +1,5 @@
 //! The pass: each dump read once, its keys analysed on the rayon pool, the per-key results
-//! flowing two ways — unordered into the aggregates' per-thread folds, in file order to
+//! flowing two ways — into the aggregates' per-lane folds (fixed ranges of the dump), in file order to
 //! the run's row sink. Every command's dumps go through the one driver, [`analysis`].
 //!
 //! In the order a dump flows: [`input`] opens it (memory map, or a spool of standard input
