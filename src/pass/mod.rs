@@ -1,6 +1,7 @@
 //! The pass: each dump read once, its keys analysed on the rayon pool, the per-key results
 //! flowing two ways — into the aggregates' per-lane folds (fixed ranges of the dump), and
-//! in file order to the run's row sink. Every command's dumps go through the one driver, [`analysis`].
+//! in file order to the run's row sink. Every command's dumps go through the one driver,
+//! [`analysis`].
 //!
 //! In the order a dump flows: [`input`] opens it (memory map, or a spool of standard input
 //! or a compressed dump); [`scan`] reads its records in batches (header, aux fields, keys,
