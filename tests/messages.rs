@@ -204,9 +204,15 @@ fn the_partial_note_names_the_dump_once() {
         args.extend(["--quiet", &path]);
         let o = run(&args);
         let text = stdout(&o);
+        // The first line says the numbers are partial, and why.
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("PARTIAL: ") && first.contains(&path),
+            "{args:?}\n{text}"
+        );
         let note = text
             .lines()
-            .find(|l| l.contains("PARTIAL: "))
+            .find(|l| l.starts_with("  * PARTIAL: "))
             .unwrap_or_else(|| panic!("{args:?}\n{text}"));
         assert_eq!(
             note,
