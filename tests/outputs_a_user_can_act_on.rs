@@ -56,11 +56,18 @@ fn many_keys(path: &Path) {
 fn outputs(dump: &Path, dir: &Path, threads: &str) -> BTreeMap<String, Vec<u8>> {
     let out_dir = dir.join(format!("run-{threads}"));
     let _ = fs::remove_dir_all(&out_dir);
-    let common = ["--threads", threads, "--max-prefixes", CAP, "-q"];
+    let common = ["--threads", threads, "-q"];
     let mut all = BTreeMap::new();
     let report = rdbscope(
         &[
-            &["report", arg(dump), "--out-dir", arg(&out_dir)][..],
+            &[
+                "report",
+                arg(dump),
+                "--out-dir",
+                arg(&out_dir),
+                "--max-prefixes",
+                CAP,
+            ][..],
             &common,
         ]
         .concat(),
@@ -75,11 +82,26 @@ fn outputs(dump: &Path, dir: &Path, threads: &str) -> BTreeMap<String, Vec<u8>> 
     for (name, args) in [
         (
             "prefixes --depth 2 --format csv",
-            &["prefixes", "--depth", "2", "--format", "csv"][..],
+            &[
+                "prefixes",
+                "--depth",
+                "2",
+                "--format",
+                "csv",
+                "--max-prefixes",
+                CAP,
+            ][..],
         ),
         (
             "prefixes --patterns --format csv",
-            &["prefixes", "--patterns", "--format", "csv"],
+            &[
+                "prefixes",
+                "--patterns",
+                "--format",
+                "csv",
+                "--max-prefixes",
+                CAP,
+            ],
         ),
         ("top --format csv", &["top", "--format", "csv"]),
     ] {
@@ -194,7 +216,7 @@ fn a_dump_that_cannot_be_read_is_an_error_with_nothing_written() {
         "-q",
     ]);
     assert_eq!(run.status.code(), Some(2), "{run:?}");
-    let table = String::from_utf8(run.stdout).unwrap();
+    let table = String::from_utf8(run.stdout.clone()).unwrap();
     let first = table.lines().next().unwrap();
     assert!(first.starts_with("PARTIAL: "), "{first}");
     let (m, d) = (first.find("missing.rdb"), first.find("damaged.rdb"));
