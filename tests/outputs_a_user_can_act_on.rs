@@ -36,7 +36,7 @@ fn many_keys(path: &Path) {
     let mut rdb = Rdb::new(BufWriter::new(File::create(path).unwrap())).unwrap();
     rdb.aux("ctime", "1700000000").unwrap();
     rdb.select_db(0).unwrap();
-    let value = vec![b'v'; 200];
+    let value = [b'v'; 200];
     for i in 0..KEYS {
         let key = match i % 4 {
             0 => format!("tenant{}:kind{}:{i}", i % 5000, i % 37),
