@@ -29,6 +29,7 @@ use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use crate::pass::input::Dump;
 use crate::pass::scan::DumpScan;
 use crate::rdb::{KeyRecord, Scratch};
+use crate::text::words::plural;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -120,9 +121,9 @@ impl AllocatorChoice {
                 .map(|c| format!("{} {:+.1}%", c.allocator.name(), c.residual_percent))
                 .collect();
             s.push_str(&format!(
-                "; model vs used-mem: {}; {} keys {}",
+                "; model vs used-mem: {}; {} {}",
                 residuals.join(", "),
-                self.sampled_keys,
+                plural(self.sampled_keys, "key"),
                 if self.whole_dump { "(all)" } else { "sampled" }
             ));
         }

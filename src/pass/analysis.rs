@@ -3,23 +3,22 @@
 //! pipeline, and report damage and a checksum mismatch; several dumps (one per cluster
 //! shard) give one result with a per-file summary.
 //!
-//! Each dump's keys flow two ways. Into aggregates: each of the pipeline's lanes folds the
-//! keys of its fixed ranges of the dump, in file order, into its own aggregator, so an
-//! aggregator's tables fill once per lane rather than once per chunk of keys, and nothing
-//! is merged on the scanning thread while the scan runs. After the pass the lanes'
-//! aggregators are merged with `+=` in lane order: which keys each one saw, and in what
-//! order, depends on the dump alone, so the heavy-hitter tables (`analyze::groups`), whose
-//! light rows depend on how the keys were split, come out the same whatever `--threads` is
-//! (see `pipeline`, "Lanes"). Ordered, as rows: the chunk values the pipeline hands back in
-//! file order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
-//! bytes done for the progress bar.
+//! Each dump's keys flow two ways. Into one aggregator a dump, in file order (the
+//! pipeline reads keys on every pool thread and folds them in order, see `pipeline`), so
+//! the heavy-hitter tables (`analyze::groups`), whose light rows depend on the order they
+//! met the keys in, come out the same whatever `--threads` is; dumps' aggregators are
+//! merged with `+=` in command-line order. Ordered, as rows: the chunk values the pipeline
+//! hands back in file order carry only what must stay ordered, the rows for the run's
+//! [`RowSink`] and the bytes done for the progress bar.
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
+use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
-use crate::pass::input::{Compression, Dump};
-use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::input::{self, Compression, Dump};
+use crate::pass::live;
+use crate::pass::pipeline::{self, Folding, InOrder, NoFold, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
@@ -28,7 +27,6 @@ use crate::rdb::header::Header;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// One dump of the run, as the per-file breakdown shows it; summary.json's mergeable
 /// state holds it whole (`rdbscope merge`).
@@ -64,6 +62,10 @@ pub struct FileSummary {
     pub error: Option<String>,
     /// Totals of the keys that passed the filters.
     pub totals: Totals,
+    /// Whether the dump says it is a cluster node's: `Some(true)` when it holds SLOT_INFO
+    /// records, `None` when it does not say.
+    #[serde(default)]
+    pub cluster: Option<bool>,
 }
 
 impl FileSummary {
@@ -169,108 +171,21 @@ pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
     })
 }
 
-/// What the pool folds one dump's keys into beside the rows.
-trait DumpFold: Sync {
-    /// What the folding leaves once the pass is over.
-    type Folded;
-    /// Whether keys are folded at all (a pass that folded keys past a damaged value is
-    /// folded again up to it).
-    const FOLDS: bool;
-    /// What a lane folds into, taken once for each batch's range of the lane.
-    type Local<'a>
-    where
-        Self: 'a;
-    fn local(&self, lane: usize) -> Self::Local<'_>;
-    fn add(local: &mut Self::Local<'_>, key: &KeyStats<'_>);
-    fn prefetch(local: &Self::Local<'_>, key: &KeyStats<'_>);
-    /// The threads' shares merged.
-    fn merged(self) -> Self::Folded;
+/// What one dump's keys are folded into in file order beside the rows.
+trait DumpFold: InOrder {
     /// The totals the per-file summary shows.
-    fn totals(folded: &Self::Folded) -> Totals;
+    fn totals(&self) -> Totals;
 }
 
-/// An aggregator per lane of the pipeline, built by `make` when the lane gets its first
-/// keys, and merged in lane order after the pass.
-struct PerLane<A: Send, M> {
-    lanes: [Mutex<Option<A>>; pipeline::LANES],
-    make: M,
-}
-
-impl<A: Aggregator, M: Fn() -> A + Sync> PerLane<A, M> {
-    fn new(make: M) -> Self {
-        PerLane {
-            lanes: std::array::from_fn(|_| Mutex::new(None)),
-            make,
-        }
-    }
-}
-
-impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerLane<A, M> {
-    type Folded = A;
-    const FOLDS: bool = true;
-    type Local<'a>
-        = MutexGuard<'a, Option<A>>
-    where
-        Self: 'a;
-
-    /// Locked for a batch's range of the lane: one task a batch folds a lane, and the
-    /// batches are folded one after another, so the lock is never contended.
-    fn local(&self, lane: usize) -> MutexGuard<'_, Option<A>> {
-        let mut local = self.lanes[lane]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        local.get_or_insert_with(&self.make);
-        local
-    }
-
-    #[inline]
-    fn add(local: &mut MutexGuard<'_, Option<A>>, key: &KeyStats<'_>) {
-        if let Some(aggregate) = local.as_mut() {
-            aggregate.add(key);
-        }
-    }
-
-    #[inline]
-    fn prefetch(local: &MutexGuard<'_, Option<A>>, key: &KeyStats<'_>) {
-        if let Some(aggregate) = local.as_ref() {
-            aggregate.prefetch(key);
-        }
-    }
-
-    fn merged(self) -> A {
-        let mut aggregate = (self.make)();
-        for lane in self.lanes {
-            if let Some(lane) = lane.into_inner().unwrap_or_else(PoisonError::into_inner) {
-                aggregate += lane;
-            }
-        }
-        aggregate
-    }
-
-    fn totals(folded: &A) -> Totals {
-        folded.totals().clone()
+impl<A: Aggregator> DumpFold for A {
+    fn totals(&self) -> Totals {
+        Aggregator::totals(self).clone()
     }
 }
 
 /// Nothing folded: a pass that only writes rows (`keys`).
-struct NoFold;
-
 impl DumpFold for NoFold {
-    type Folded = ();
-    const FOLDS: bool = false;
-    type Local<'a> = ();
-
-    fn local(&self, _: usize) {}
-
-    #[inline]
-    fn add((): &mut (), _: &KeyStats<'_>) {}
-
-    #[inline]
-    fn prefetch((): &(), _: &KeyStats<'_>) {}
-
-    fn merged(self) {}
-
-    fn totals((): &()) -> Totals {
+    fn totals(&self) -> Totals {
         Totals::default()
     }
 }
@@ -297,16 +212,27 @@ pub fn analyze_writing<A: Aggregator>(
     make: impl Fn(Source) -> A + Sync,
 ) -> io::Result<Analysis<A>> {
     let mut merged = merge_target(&make);
-    let make = &make;
-    let files = each_dump(
-        dumps,
-        options,
-        progress,
-        rows,
-        |source| PerLane::new(move || make(source)),
-        |aggregate| merged += aggregate,
-    )?;
+    let files = each_dump(dumps, options, progress, rows, make, |aggregate| {
+        merged += aggregate
+    })?;
+    if let Some(warning) = unmatched(&files, &options.filter) {
+        eprintln!("rdbscope: warning: {warning}");
+    }
     Ok(Analysis { files, merged })
+}
+
+/// When the dumps hold keys and none passed the filters: says so, naming the filters,
+/// lest an empty report read as an empty dump.
+fn unmatched(files: &[FileSummary], filter: &KeyFilter) -> Option<String> {
+    let read: u64 = files.iter().map(|f| f.keys_scanned).sum();
+    let passed: u64 = files.iter().map(|f| f.totals.all().keys).sum();
+    (read > 0 && passed == 0 && !filter.is_empty()).then(|| {
+        format!(
+            "{} matched no key (of {} read)",
+            filter.flags.join(" "),
+            crate::text::words::plural(read, "key")
+        )
+    })
 }
 
 /// The rows of every key of `dumps` that passes the filters, to `rows` in file order;
@@ -317,15 +243,15 @@ pub fn write_rows(
     progress: &Progress,
     rows: &mut impl RowSink,
 ) -> io::Result<Analysis<()>> {
-    let files = each_dump(dumps, options, progress, Some(rows), |_| NoFold, |()| ())?;
+    let files = each_dump(dumps, options, progress, Some(rows), |_| NoFold, |_| ())?;
     Ok(Analysis { files, merged: () })
 }
 
 /// Why the dump at `path` cannot be read, found before any pass: it cannot be opened, or
 /// its first bytes are neither an RDB header nor a compressed container (whose content is
-/// checked as it is spooled, as standard input's is).
+/// checked as it is spooled, as standard input's and a live source's are).
 fn unreadable(path: &Path) -> Option<String> {
-    if path == Path::new("-") {
+    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
         return None;
     }
     let mut head = Vec::with_capacity(9);
@@ -377,7 +303,7 @@ fn each_dump<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: impl Fn(Source) -> F,
-    mut merge: impl FnMut(F::Folded),
+    mut merge: impl FnMut(F),
 ) -> io::Result<Vec<FileSummary>> {
     let unreadable = check_dumps(dumps, options)?;
     for (path, why) in dumps.iter().zip(&unreadable) {
@@ -418,8 +344,8 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
-) -> io::Result<(FileSummary, Option<F::Folded>)> {
-    let name = path.display().to_string();
+) -> io::Result<(FileSummary, Option<F>)> {
+    let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool) {
         Ok(d) => d,
@@ -438,7 +364,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
             return Ok((summary, None));
         }
     };
-    if path == Path::new("-") {
+    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
         progress.add_length(dump.len() as u64);
     }
     let prepared = PreparedDump::new(dump, name, options)?;
@@ -453,18 +379,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     let written = rows
         .as_deref_mut()
         .map(|sinks| (sinks.builder(&prepared.name), sinks));
-    let (pass, mut folded) = fold_pass(dump, options, Some(progress), written, fold(source))?;
-    if let Some(damage) = pass.damage.as_ref().filter(|d| F::FOLDS && d.folded_past) {
-        // The value found damaged was analysed beside keys after it, which the aggregates
-        // took in although no row was written for them: fold again, up to the damage.
-        let up_to_damage = Options {
-            verify_checksum: false,
-            key_limit: Some(damage.keys_read),
-            ..options.clone()
-        };
-        let no_rows = None::<(S::Builder, &mut S)>;
-        folded = fold_pass(dump, &up_to_damage, None, no_rows, fold(source))?.1;
-    }
+    let (pass, folded) = fold_pass(dump, options, Some(progress), written, fold(source))?;
     let info = pass.info;
     let mismatch = match info.checksum {
         ChecksumVerdict::Mismatch { stored, computed } => Some((stored, computed)),
@@ -503,7 +418,8 @@ fn pass_one<F: DumpFold, S: RowSink>(
         reference_ms: source.reference_ms,
         checksum: info.checksum,
         error,
-        totals: F::totals(&folded),
+        totals: folded.totals(),
+        cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
     };
     Ok((summary, Some(folded)))
@@ -517,9 +433,10 @@ fn fold_pass<F: DumpFold, S: RowSink>(
     progress: Option<&Progress>,
     rows: Option<(S::Builder, &mut S)>,
     fold: F,
-) -> io::Result<(pipeline::Pass, F::Folded)> {
+) -> io::Result<(pipeline::Pass, F)> {
     let (builder, mut sinks) = rows.unzip();
     let mut done = 0u64;
+    let mut fold = fold;
     let pass = pipeline::run(
         dump,
         options,
@@ -528,16 +445,14 @@ fn fold_pass<F: DumpFold, S: RowSink>(
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
             },
-            local: |lane| fold.local(lane),
-            fold: |chunk: &mut Chunk<_>, local: &mut F::Local<'_>, key: &KeyStats<'_>| {
+            fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
-                F::add(local, key);
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
             },
-            prefetch: |local: &F::Local<'_>, key: &KeyStats<'_>| F::prefetch(local, key),
         },
+        &mut fold,
         |chunk| {
             if let Some(progress) = progress {
                 progress.advance(chunk.bytes);
@@ -553,7 +468,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
         // What the keys do not account for: header, aux fields, opcodes, skipped keys.
         progress.advance((dump.len() as u64).saturating_sub(done));
     }
-    Ok((pass, fold.merged()))
+    Ok((pass, fold))
 }
 
 fn empty_summary(name: String) -> FileSummary {
@@ -574,5 +489,6 @@ fn empty_summary(name: String) -> FileSummary {
         checksum: ChecksumVerdict::NotChecked,
         error: None,
         totals: Totals::default(),
+        cluster: None,
     }
 }

@@ -1,10 +1,9 @@
 //! The pass: each dump read once, its keys analysed on the rayon pool, the per-key results
-//! flowing two ways — into the aggregates' per-lane folds (fixed ranges of the dump), and
-//! in file order to the run's row sink. Every command's dumps go through the one driver,
-//! [`analysis`].
+//! flowing two ways, both in file order — into the aggregates, and to the run's row sink.
+//! Every command's dumps go through the one driver, [`analysis`].
 //!
 //! In the order a dump flows: [`input`] opens it (memory map, or a spool of standard input
-//! or a compressed dump); [`scan`] reads its records in batches (header, aux fields, keys,
+//! or a compressed dump, or the payload a live server sends: [`live`]); [`scan`] reads its records in batches (header, aux fields, keys,
 //! checksum); [`allocator_detection`] picks the allocator the model assumes from a sample
 //! of its keys; [`pipeline`] analyses each batch on the pool while the next is scanned,
 //! keys passing the [`filter`]; [`analysis`] drives all of it per dump and hands the rows
@@ -24,6 +23,7 @@ pub mod analysis;
 pub mod filter;
 pub mod fold;
 pub mod input;
+pub mod live;
 pub mod pipeline;
 pub mod progress;
 pub mod row_sink;
