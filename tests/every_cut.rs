@@ -285,6 +285,8 @@ fn filters_that_match_nothing_say_so() {
         (&["prefixes", "--under", "nosuch"][..], "--under nosuch"),
         (&["report", "--db", "99"], "--db 99"),
         (&["top", "--match", "nosuch:*"], "--match nosuch:*"),
+        (&["keys", "--db", "99"], "--db 99"),
+        (&["lint", "--match", "nosuch:*"], "--match nosuch:*"),
     ] {
         let mut all = args.to_vec();
         all.push(dump);

@@ -327,6 +327,9 @@ pub(super) fn compare_sides(
             lost_ttl = Some(shared(&with_ttl, &without));
         }
     }
+    if let Some(warning) = RunSummary::reconcile_elements(&mut old.summary, &mut new.summary) {
+        eprintln!("rdbscope: warning: {warning}");
+    }
     let mut diff = compare(
         (old.side, &old.summary),
         (new.side, &new.summary),

@@ -141,6 +141,8 @@ impl PreparedDump {
 struct Chunk<R> {
     rows: Option<R>,
     bytes: u64,
+    /// Keys that passed the filters.
+    keys: u64,
 }
 
 fn now_ms() -> i64 {
@@ -215,17 +217,13 @@ pub fn analyze_writing<A: Aggregator>(
     let files = each_dump(dumps, options, progress, rows, make, |aggregate| {
         merged += aggregate
     })?;
-    if let Some(warning) = unmatched(&files, &options.filter) {
-        eprintln!("rdbscope: warning: {warning}");
-    }
     Ok(Analysis { files, merged })
 }
 
 /// When the dumps hold keys and none passed the filters: says so, naming the filters,
 /// lest an empty report read as an empty dump.
-fn unmatched(files: &[FileSummary], filter: &KeyFilter) -> Option<String> {
+fn unmatched(files: &[FileSummary], passed: u64, filter: &KeyFilter) -> Option<String> {
     let read: u64 = files.iter().map(|f| f.keys_scanned).sum();
-    let passed: u64 = files.iter().map(|f| f.totals.all().keys).sum();
     (read > 0 && passed == 0 && !filter.is_empty()).then(|| {
         format!(
             "{} matched no key (of {} read)",
@@ -296,7 +294,7 @@ pub fn check_dumps(dumps: &[PathBuf], options: &Options) -> io::Result<Vec<Optio
 
 /// Every dump through [`pass_one`] in order; `merge` takes what each one folded. The
 /// dumps that cannot be read refuse the run ([`check_dumps`]), or with `--allow-partial`
-/// are named first and reported as such.
+/// are named first and reported as such. Filters that let no key through are warned of.
 fn each_dump<F: DumpFold, S: RowSink>(
     dumps: &[PathBuf],
     options: &Options,
@@ -315,6 +313,7 @@ fn each_dump<F: DumpFold, S: RowSink>(
         }
     }
     let mut files = Vec::with_capacity(dumps.len());
+    let mut passed = 0;
     for (index, path) in dumps.iter().enumerate() {
         if let Some(why) = &unreadable[index] {
             files.push(FileSummary {
@@ -325,18 +324,23 @@ fn each_dump<F: DumpFold, S: RowSink>(
         }
         let (summary, folded) =
             pass_one(index, path, options, progress, rows.as_deref_mut(), &fold)?;
-        if let Some(folded) = folded {
+        if let Some((folded, keys)) = folded {
             merge(folded);
+            passed += keys;
         }
         files.push(summary);
     }
     progress.finish();
+    if let Some(warning) = unmatched(&files, passed, &options.filter) {
+        eprintln!("rdbscope: warning: {warning}");
+    }
     Ok(files)
 }
 
 /// One dump: opened and prepared, its keys folded by what `fold` makes and their rows
 /// written to `rows`, what stopped the pass and a checksum mismatch reported (after the
-/// rows before them). The fold is `None` when the dump could not be opened.
+/// rows before them). The fold, with the number of keys that passed the filters, is `None`
+/// when the dump could not be opened.
 fn pass_one<F: DumpFold, S: RowSink>(
     index: usize,
     path: &Path,
@@ -344,7 +348,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
-) -> io::Result<(FileSummary, Option<F>)> {
+) -> io::Result<(FileSummary, Option<(F, u64)>)> {
     let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool) {
@@ -379,7 +383,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     let written = rows
         .as_deref_mut()
         .map(|sinks| (sinks.builder(&prepared.name), sinks));
-    let (pass, folded) = fold_pass(dump, options, Some(progress), written, fold(source))?;
+    let (pass, folded, passed) = fold_pass(dump, options, Some(progress), written, fold(source))?;
     let info = pass.info;
     let mismatch = match info.checksum {
         ChecksumVerdict::Mismatch { stored, computed } => Some((stored, computed)),
@@ -422,7 +426,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
         cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
     };
-    Ok((summary, Some(folded)))
+    Ok((summary, Some((folded, passed))))
 }
 
 /// One pass over `dump` folding every key into `fold`; rows (built by the builder) go to
@@ -433,9 +437,9 @@ fn fold_pass<F: DumpFold, S: RowSink>(
     progress: Option<&Progress>,
     rows: Option<(S::Builder, &mut S)>,
     fold: F,
-) -> io::Result<(pipeline::Pass, F)> {
+) -> io::Result<(pipeline::Pass, F, u64)> {
     let (builder, mut sinks) = rows.unzip();
-    let mut done = 0u64;
+    let (mut done, mut passed) = (0u64, 0u64);
     let mut fold = fold;
     let pass = pipeline::run(
         dump,
@@ -444,9 +448,11 @@ fn fold_pass<F: DumpFold, S: RowSink>(
             init: || Chunk {
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
+                keys: 0,
             },
             fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
+                chunk.keys += 1;
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
@@ -458,6 +464,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
                 progress.advance(chunk.bytes);
             }
             done += chunk.bytes;
+            passed += chunk.keys;
             match (sinks.as_mut(), chunk.rows) {
                 (Some(sinks), Some(rows)) => sinks.batch(rows),
                 _ => Ok(()),
@@ -468,7 +475,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
         // What the keys do not account for: header, aux fields, opcodes, skipped keys.
         progress.advance((dump.len() as u64).saturating_sub(done));
     }
-    Ok((pass, fold))
+    Ok((pass, fold, passed))
 }
 
 fn empty_summary(name: String) -> FileSummary {
