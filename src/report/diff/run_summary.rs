@@ -293,14 +293,25 @@ impl RunSummary {
         serde_json::from_value(document).map_err(|e| format!("{origin}: not a summary.json: {e}"))
     }
 
-    /// Written by an rdbscope that counted a string's length as its elements (schema
-    /// versions before 3).
+    /// Written by an rdbscope that counted a string's length as its elements: a schema
+    /// version before 3 whose strings hold elements.
     fn counts_string_lengths(&self) -> bool {
+        let is_string = |name: &str| name == "string";
         self.schema_version < 3
+            && (self
+                .by_type
+                .iter()
+                .any(|t| is_string(&t.type_name) && t.counts.elements > 0)
+                || self
+                    .top_keys
+                    .by_memory
+                    .iter()
+                    .any(|k| is_string(&k.type_name) && k.elements.is_some_and(|e| e > 0)))
     }
 
     /// When one side was written by an rdbscope that counted a string's length as its
-    /// elements and the other was not: takes strings' lengths out of that side's elements
+    /// elements and the other was not (a version 2 summary whose strings hold none needs
+    /// nothing): takes strings' lengths out of that side's elements
     /// where the summary says what they were (totals, types, encodings, top keys, a single
     /// db), gives its dbs the other side's elements where it does not (so no change is
     /// shown), and says so.
