@@ -393,7 +393,7 @@ mod tests {
         assert!(
             e.contains("old.json")
                 && e.contains("schema_version 99")
-                && e.contains("reads versions 1 to 2"),
+                && e.contains("reads versions 1 to 3"),
             "{e}"
         );
         let e = RunSummary::parse(r#"{"keys": 3}"#, "x.json").unwrap_err();
