@@ -1,5 +1,5 @@
 //! Everything `report` computes, in one struct that is fed every key once and merges with
-//! `+=` (per thread, then per dump).
+//! `+=` (one per dump, then the dumps).
 
 use super::distribution::Distributions;
 use super::encodings::PatternEncodings;

@@ -11,7 +11,7 @@ use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::totals::Totals;
-use crate::report::run::notes::{cap_note, under_note};
+use crate::report::run::notes::{cap_note, partial_banner, under_note};
 use crate::report::run::summary::{
     file_json, sort_name, GroupTableJson, Head, PrefixesJson, RollupJson, RollupOptionsJson,
 };
@@ -188,6 +188,7 @@ fn write_json(out: &mut impl Write, doc: &RollupJson) -> io::Result<()> {
 
 /// The per-file table when several dumps were merged.
 fn start(text: &mut String, files: &[analysis::FileSummary]) {
+    text.extend(partial_banner(files));
     if files.len() > 1 {
         tables::files_section(text, files);
     }

@@ -15,7 +15,7 @@ use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::{self, LintConfig, LintReport, Linted};
-use crate::pass::analysis::Analysis;
+use crate::pass::analysis::{self, Analysis};
 use crate::pass::fold::Source;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
@@ -148,6 +148,8 @@ fn pass<E: KeyFold>(
     let Some(dir) = &args.out_dir else {
         return analyse_linted(&args.dumps, settings, None, extra);
     };
+    // Nothing is written for dumps that cannot be read (unless --allow-partial).
+    analysis::check_dumps(&args.dumps, settings.options)?;
     create_out_dir(dir)?;
     if args.keys_files == KeysFiles::Arrow {
         let arrow = Some((ColumnFormat::Arrow, stdout));

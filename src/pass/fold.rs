@@ -1,18 +1,33 @@
-//! What a pass folds each dump's keys into: an [`Aggregator`] (one per worker thread,
-//! merged with `+=`), built for keys from a [`Source`]. The aggregates (`analyze`, `lint`)
+//! What a pass folds each dump's keys into: an [`Aggregator`] (one per dump, the keys in
+//! file order, dumps merged with `+=`), built for keys from a [`Source`]. The aggregates (`analyze`, `lint`)
 //! implement it; the pass only drives it.
 
 use crate::model::key_stats::KeyStats;
+use crate::pass::pipeline::InOrder;
 use crate::pass::totals::Totals;
 use std::ops::AddAssign;
 
 /// What a command folds keys into. `+=` merges a value built from other keys (another
-/// thread's share, another dump); `totals` feeds the per-file breakdown.
+/// dump); `totals` feeds the per-file breakdown.
 pub trait Aggregator: AddAssign + Send + Sized {
     fn add(&mut self, key: &KeyStats<'_>);
     /// `key` will be added next but one: start fetching the memory `add` will touch.
     fn prefetch(&self, _key: &KeyStats<'_>) {}
     fn totals(&self) -> &Totals;
+}
+
+impl<A: Aggregator> InOrder for A {
+    const FOLDS: bool = true;
+
+    #[inline]
+    fn add(&mut self, key: &KeyStats<'_>) {
+        Aggregator::add(self, key);
+    }
+
+    #[inline]
+    fn prefetch(&self, key: &KeyStats<'_>) {
+        Aggregator::prefetch(self, key);
+    }
 }
 
 /// Where the keys being added come from.
