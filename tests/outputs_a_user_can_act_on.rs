@@ -205,6 +205,27 @@ fn a_dump_that_cannot_be_read_is_an_error_with_nothing_written() {
             assert!(!keys_file.exists() && !tmp.path().join("keys.csv.partial").exists());
         }
     }
+    // Read from standard input, the same: one line, nothing printed, no directory left.
+    for command in [&["report", "-", "--out-dir"][..], &["keys", "-"][..]] {
+        let out_dir = tmp.path().join("from-stdin");
+        let args = [command, &[arg(&out_dir)][..]].concat();
+        let args = if command[0] == "keys" {
+            command
+        } else {
+            &args[..]
+        };
+        let run = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+            .args(args)
+            .stdin(File::open(&text).unwrap())
+            .output()
+            .expect("rdbscope runs");
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {run:?}");
+        assert!(run.stdout.is_empty(), "{args:?} printed {run:?}");
+        let err = stderr(&run);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("not an RDB file"), "{err}");
+        assert!(!out_dir.exists(), "{args:?}: --out-dir was left behind");
+    }
     // --allow-partial reports the other dumps, the missing one named first.
     let damaged = damaged_dump(&tmp.path().join("damaged.rdb"));
     let run = rdbscope(&[
