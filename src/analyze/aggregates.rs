@@ -60,13 +60,18 @@ impl Aggregator for Aggregates {
     fn add(&mut self, k: &KeyStats<'_>) {
         self.totals.add(k);
         self.ttl.add(k);
-        self.prefixes.add(k);
-        self.patterns.add(k);
-        self.encodings.add(k, self.patterns.current());
         self.top.add(k);
         self.distributions.add(k);
         self.slots.add(k);
         self.idle_freq.add(k);
+    }
+
+    /// The heavy-hitter tables.
+    #[inline]
+    fn add_in_order(&mut self, k: &KeyStats<'_>) {
+        self.prefixes.add(k);
+        self.patterns.add(k);
+        self.encodings.add(k, self.patterns.current());
     }
 
     #[inline]

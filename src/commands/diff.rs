@@ -215,6 +215,10 @@ struct Found {
 impl Aggregator for Found {
     fn add(&mut self, k: &KeyStats<'_>) {
         self.totals.add(k);
+    }
+
+    /// The keys found, in file order.
+    fn add_in_order(&mut self, k: &KeyStats<'_>) {
         self.lookup.add(k);
     }
 

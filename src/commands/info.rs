@@ -137,7 +137,7 @@ fn describe(
                 }
             },
         },
-        &mut NoFold,
+        &NoFold,
         |(sum, read)| {
             keys_bytes += sum;
             keys_read += read;

@@ -66,6 +66,9 @@ impl Grouping for Patterns {
 impl<R: Grouping> Aggregator for Rollup<R> {
     fn add(&mut self, key: &KeyStats<'_>) {
         self.totals.add(key);
+    }
+
+    fn add_in_order(&mut self, key: &KeyStats<'_>) {
         self.groups.add(key);
     }
 

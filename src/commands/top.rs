@@ -40,6 +40,8 @@ impl Aggregator for Ranking {
         self.top.add(key);
     }
 
+    fn add_in_order(&mut self, _: &KeyStats<'_>) {}
+
     fn totals(&self) -> &Totals {
         &self.totals
     }

@@ -3,12 +3,14 @@
 //! pipeline, and report damage and a checksum mismatch; several dumps (one per cluster
 //! shard) give one result with a per-file summary.
 //!
-//! Each dump's keys flow two ways. Into one aggregator a dump, in file order (the
-//! pipeline reads keys on every pool thread and folds them in order, see `pipeline`), so
-//! the heavy-hitter tables (`analyze::groups`), whose light rows depend on the order they
-//! met the keys in, come out the same whatever `--threads` is; dumps' aggregators are
-//! merged with `+=` in command-line order. Ordered, as rows: the chunk values the pipeline
-//! hands back in file order carry only what must stay ordered, the rows for the run's
+//! Each dump's keys flow two ways. Into aggregates: the dump's one aggregator takes them
+//! in file order into what depends on the order keys come in (the heavy-hitter tables of
+//! `analyze::groups`, whose light rows depend on the order they met the keys in), and each
+//! pool thread's own aggregator (a [`ThreadLocal`]) takes them in any order into the rest
+//! (see `pipeline`); after the pass the threads' aggregators are merged into the dump's
+//! with `+=`, and dumps' aggregators in command-line order, so every aggregate comes out
+//! the same whatever `--threads` is. Ordered, as rows: the chunk values the pipeline hands
+//! back in file order carry only what must stay ordered, the rows for the run's
 //! [`RowSink`] and the bytes done for the progress bar.
 
 use crate::model::key_stats::KeyStats;
@@ -18,15 +20,18 @@ use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::{self, Compression, Dump};
 use crate::pass::live;
-use crate::pass::pipeline::{self, Folding, InOrder, NoFold, Options};
+use crate::pass::pipeline::{self, Aggregating, Folding, NoFold, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
 use crate::rdb::header::Header;
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use thread_local::ThreadLocal;
 
 /// One dump of the run, as the per-file breakdown shows it; summary.json's mergeable
 /// state holds it whole (`rdbscope merge`).
@@ -173,21 +178,87 @@ pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
     })
 }
 
-/// What one dump's keys are folded into in file order beside the rows.
-trait DumpFold: InOrder {
+/// What one dump's keys are folded into beside the rows.
+trait DumpFold: Aggregating {
+    /// What the folding leaves once the pass is over.
+    type Folded;
+    /// The threads' shares merged into the one in file order.
+    fn merged(self) -> Self::Folded;
     /// The totals the per-file summary shows.
-    fn totals(&self) -> Totals;
+    fn totals(folded: &Self::Folded) -> Totals;
 }
 
-impl<A: Aggregator> DumpFold for A {
-    fn totals(&self) -> Totals {
-        Aggregator::totals(self).clone()
+/// A dump's aggregator taking its keys in file order, and one a pool thread taking them
+/// in any order, built by `make` and merged after the pass.
+struct PerDump<A: Send, M> {
+    ordered: Mutex<A>,
+    locals: ThreadLocal<RefCell<A>>,
+    make: M,
+}
+
+impl<A: Aggregator, M: Fn() -> A + Sync> PerDump<A, M> {
+    fn new(make: M) -> Self {
+        PerDump {
+            ordered: Mutex::new(make()),
+            locals: ThreadLocal::new(),
+            make,
+        }
+    }
+}
+
+impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
+    const FOLDS: bool = true;
+
+    /// Never contended: the pipeline folds in order on one thread at a time.
+    fn in_order(&self, keys: &[KeyStats<'_>]) {
+        let mut ordered = self.ordered.lock().unwrap_or_else(PoisonError::into_inner);
+        for key in keys {
+            ordered.add_in_order(key);
+        }
+    }
+
+    /// Borrowed for a whole chunk: folding calls nothing that lets the pool run other
+    /// work on the thread, so no second borrow of the same aggregator can begin.
+    fn any_order(&self, keys: &[KeyStats<'_>]) {
+        let mut local = self
+            .locals
+            .get_or(|| RefCell::new((self.make)()))
+            .borrow_mut();
+        for (i, key) in keys.iter().enumerate() {
+            if let Some(next) = keys.get(i + 1) {
+                local.prefetch(next);
+            }
+            local.add(key);
+        }
+    }
+}
+
+impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
+    type Folded = A;
+
+    fn merged(self) -> A {
+        let mut aggregate = self
+            .ordered
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        for local in self.locals {
+            aggregate += local.into_inner();
+        }
+        aggregate
+    }
+
+    fn totals(folded: &A) -> Totals {
+        folded.totals().clone()
     }
 }
 
 /// Nothing folded: a pass that only writes rows (`keys`).
 impl DumpFold for NoFold {
-    fn totals(&self) -> Totals {
+    type Folded = ();
+
+    fn merged(self) {}
+
+    fn totals((): &()) -> Totals {
         Totals::default()
     }
 }
@@ -214,9 +285,15 @@ pub fn analyze_writing<A: Aggregator>(
     make: impl Fn(Source) -> A + Sync,
 ) -> io::Result<Analysis<A>> {
     let mut merged = merge_target(&make);
-    let files = each_dump(dumps, options, progress, rows, make, |aggregate| {
-        merged += aggregate
-    })?;
+    let make = &make;
+    let files = each_dump(
+        dumps,
+        options,
+        progress,
+        rows,
+        |source| PerDump::new(move || make(source)),
+        |aggregate| merged += aggregate,
+    )?;
     Ok(Analysis { files, merged })
 }
 
@@ -301,7 +378,7 @@ fn each_dump<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: impl Fn(Source) -> F,
-    mut merge: impl FnMut(F),
+    mut merge: impl FnMut(F::Folded),
 ) -> io::Result<Vec<FileSummary>> {
     let unreadable = check_dumps(dumps, options)?;
     for (path, why) in dumps.iter().zip(&unreadable) {
@@ -348,7 +425,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
-) -> io::Result<(FileSummary, Option<(F, u64)>)> {
+) -> io::Result<(FileSummary, Option<(F::Folded, u64)>)> {
     let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool, progress) {
@@ -422,7 +499,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
         reference_ms: source.reference_ms,
         checksum: info.checksum,
         error,
-        totals: folded.totals(),
+        totals: F::totals(&folded),
         cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
     };
@@ -437,10 +514,9 @@ fn fold_pass<F: DumpFold, S: RowSink>(
     progress: Option<&Progress>,
     rows: Option<(S::Builder, &mut S)>,
     fold: F,
-) -> io::Result<(pipeline::Pass, F, u64)> {
+) -> io::Result<(pipeline::Pass, F::Folded, u64)> {
     let (builder, mut sinks) = rows.unzip();
     let (mut done, mut passed) = (0u64, 0u64);
-    let mut fold = fold;
     let pass = pipeline::run(
         dump,
         options,
@@ -458,7 +534,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
                 }
             },
         },
-        &mut fold,
+        &fold,
         |chunk| {
             if let Some(progress) = progress {
                 progress.advance(chunk.bytes);
@@ -475,7 +551,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
         // What the keys do not account for: header, aux fields, opcodes, skipped keys.
         progress.advance((dump.len() as u64).saturating_sub(done));
     }
-    Ok((pass, fold, passed))
+    Ok((pass, fold.merged(), passed))
 }
 
 fn empty_summary(name: String) -> FileSummary {

@@ -1,33 +1,24 @@
-//! What a pass folds each dump's keys into: an [`Aggregator`] (one per dump, the keys in
-//! file order, dumps merged with `+=`), built for keys from a [`Source`]. The aggregates (`analyze`, `lint`)
+//! What a pass folds each dump's keys into: an [`Aggregator`] (one taking the keys in file
+//! order and one a pool thread taking them in any order for each dump, then the dumps, all
+//! merged with `+=`), built for keys from a [`Source`]. The aggregates (`analyze`, `lint`)
 //! implement it; the pass only drives it.
 
 use crate::model::key_stats::KeyStats;
-use crate::pass::pipeline::InOrder;
 use crate::pass::totals::Totals;
 use std::ops::AddAssign;
 
-/// What a command folds keys into. `+=` merges a value built from other keys (another
-/// dump); `totals` feeds the per-file breakdown.
+/// What a command folds keys into. Each key goes to `add_in_order` of the dump's one
+/// aggregator, in file order, and to `add` of a pool thread's; `+=` merges a value built
+/// from other keys (a thread's share, another dump) in any order, so whatever `add` feeds
+/// must merge the same whatever the order (sums, histograms, totally ordered rankings),
+/// and whatever depends on the order keys come in (heavy-hitter tables) goes in
+/// `add_in_order`. `totals` feeds the per-file breakdown.
 pub trait Aggregator: AddAssign + Send + Sized {
     fn add(&mut self, key: &KeyStats<'_>);
-    /// `key` will be added next but one: start fetching the memory `add` will touch.
+    fn add_in_order(&mut self, key: &KeyStats<'_>);
+    /// `key` will be given to `add` next: start fetching the memory it will touch.
     fn prefetch(&self, _key: &KeyStats<'_>) {}
     fn totals(&self) -> &Totals;
-}
-
-impl<A: Aggregator> InOrder for A {
-    const FOLDS: bool = true;
-
-    #[inline]
-    fn add(&mut self, key: &KeyStats<'_>) {
-        Aggregator::add(self, key);
-    }
-
-    #[inline]
-    fn prefetch(&self, key: &KeyStats<'_>) {
-        Aggregator::prefetch(self, key);
-    }
 }
 
 /// Where the keys being added come from.

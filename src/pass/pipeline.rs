@@ -11,16 +11,17 @@
 //! # The same result whatever the threads
 //!
 //! A key is read (its value walked, its encoding and memory modelled) on whichever pool
-//! thread takes its chunk, but it is folded into what the pass aggregates ([`InOrder`],
-//! one per dump) in file order: a chunk keeps the statistics of the keys it read, and
-//! whichever thread finds the next chunk of the file ready folds it, and the ones after it
-//! that are ready too, while the other threads go on reading. So the aggregates (the
-//! heavy-hitter tables of `analyze::groups`, whose light rows depend on the order they met
-//! the keys in) are the same whatever `--threads` is and however the pool schedules: those
-//! of one thread reading the dump from start to end. Reading is most of a key's cost and
-//! folding is cheap, so the one fold in order rarely holds the readers up; one aggregate a
-//! dump, not one a thread, is held. A fold that has met a damaged value stops there: the
-//! aggregates never hold a key after the damage.
+//! thread takes its chunk; a chunk keeps the statistics of the keys it read, and what the
+//! pass aggregates ([`Aggregating`]) takes them in two steps. First in file order: whichever
+//! thread finds the next chunk of the file ready folds it into what depends on the order
+//! keys come in (the heavy-hitter tables of `analyze::groups`, whose light rows depend on
+//! the order they met the keys in), one thread at a time, while the other threads go on
+//! reading. Then in any order, on any thread and several at once: into what merges the
+//! same whatever the order (sums, histograms, totally ordered rankings), one aggregate a
+//! thread. So the aggregates are the same whatever `--threads` is and however the pool
+//! schedules: those of one thread reading the dump from start to end. A chunk is folded
+//! either way only once every chunk before it has been: the aggregates never hold a key
+//! after a damaged value.
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
@@ -116,35 +117,35 @@ struct Folded<T> {
 }
 
 /// What a pass does with each key read on the pool: `fold` it into the chunk's value
-/// (`init`, handed to `consume` in file order). What it aggregates is folded in file order
-/// by an [`InOrder`].
+/// (`init`, handed to `consume` in file order). What it aggregates is folded by a
+/// [`Aggregating`].
 pub struct Folding<I, F> {
     pub init: I,
     pub fold: F,
 }
 
-/// What a pass folds every key into in file order (see the module docs).
-pub trait InOrder: Send {
+/// What a pass aggregates every key into beside the chunk values (see the module docs).
+pub trait Aggregating: Sync {
     /// Whether keys are folded at all: when not, no chunk keeps its keys' statistics.
     const FOLDS: bool;
-    fn add(&mut self, key: &KeyStats<'_>);
-    /// `key` will be added next: start fetching the memory `add` will touch (the
-    /// aggregates' `prefetch` module says why).
-    fn prefetch(&self, key: &KeyStats<'_>);
+    /// Folds `keys`, the next ones in file order, into what depends on the order keys
+    /// come in; one thread at a time.
+    fn in_order(&self, keys: &[KeyStats<'_>]);
+    /// Folds `keys`, already folded in order, into what does not depend on the order;
+    /// on any thread, several at once.
+    fn any_order(&self, keys: &[KeyStats<'_>]);
 }
 
-/// Nothing folded in order: a pass that only builds its chunk values (`keys`, `info`).
+/// Nothing folded: a pass that only builds its chunk values (`keys`, `info`).
 pub struct NoFold;
 
-impl InOrder for NoFold {
+impl Aggregating for NoFold {
     const FOLDS: bool = false;
-    #[inline]
-    fn add(&mut self, _: &KeyStats<'_>) {}
-    #[inline]
-    fn prefetch(&self, _: &KeyStats<'_>) {}
+    fn in_order(&self, _: &[KeyStats<'_>]) {}
+    fn any_order(&self, _: &[KeyStats<'_>]) {}
 }
 
-/// The statistics of a chunk's keys that passed the filters, kept for the fold in order.
+/// The statistics of a chunk's keys that passed the filters, kept for the folds.
 struct Kept<'data> {
     keys: Vec<KeyStats<'data>>,
     /// Entries of `keys` filled by this chunk (the others are left from an earlier one).
@@ -161,37 +162,45 @@ impl<'data> Kept<'data> {
         }
         &mut self.keys[self.len]
     }
+
+    fn read(&self) -> &[KeyStats<'data>] {
+        &self.keys[..self.len]
+    }
 }
 
-/// The chunks of the batch being read, folded into an [`InOrder`] in file order by
-/// whichever thread finds the next one ready.
-struct Sequencer<'data, 'o, O> {
+/// The chunks of the batch being read, folded by whichever thread finds work: the next
+/// chunk of the file in order (one thread at a time), then any chunk folded in order into
+/// what does not depend on order (several threads at once). A chunk past a damaged value
+/// is folded neither way.
+struct Sequencer<'data, 'f, F> {
     ready: Mutex<Ready<'data>>,
-    /// Only the thread that set [`Ready::folding`] touches it.
-    target: Mutex<&'o mut O>,
+    fold: &'f F,
 }
 
 struct Ready<'data> {
-    /// The batch's chunks read and not yet folded, by index.
+    /// The batch's chunks read and not yet folded in order, by index.
     chunks: Vec<Option<Kept<'data>>>,
-    /// The chunk to fold next (past the end once a damaged one is folded).
+    /// The chunk to fold in order next (past the end once a damaged one is folded).
     next: usize,
-    /// A thread is folding, and folds the chunks that become ready meanwhile.
+    /// A thread is folding in order.
     folding: bool,
-    /// Statistics already folded, for chunks to come to read into.
+    /// Chunks folded in order, not yet folded into what does not depend on order.
+    cleared: Vec<Kept<'data>>,
+    /// Statistics folded both ways, for chunks to come to read into.
     free: Vec<Kept<'data>>,
 }
 
-impl<'data, 'o, O: InOrder> Sequencer<'data, 'o, O> {
-    fn new(target: &'o mut O) -> Self {
+impl<'data, 'f, F: Aggregating> Sequencer<'data, 'f, F> {
+    fn new(fold: &'f F) -> Self {
         Sequencer {
             ready: Mutex::new(Ready {
                 chunks: Vec::new(),
                 next: 0,
                 folding: false,
+                cleared: Vec::new(),
                 free: Vec::new(),
             }),
-            target: Mutex::new(target),
+            fold,
         }
     }
 
@@ -203,6 +212,7 @@ impl<'data, 'o, O: InOrder> Sequencer<'data, 'o, O> {
     fn start_batch(&self, chunks: usize) {
         let mut ready = self.ready();
         debug_assert!(ready.chunks.iter().all(Option::is_none));
+        debug_assert!(ready.cleared.is_empty());
         ready.chunks.clear();
         ready.chunks.resize_with(chunks, || None);
         ready.next = 0;
@@ -220,43 +230,40 @@ impl<'data, 'o, O: InOrder> Sequencer<'data, 'o, O> {
         kept
     }
 
-    /// Chunk `index` has been read: folds it and every chunk ready after it, unless
-    /// another thread is folding (which then takes them).
+    /// Chunk `index` has been read: folds what is ready, the next chunk in order first,
+    /// until nothing is (a thread folding in order leaves what it folds to be folded
+    /// out of order, by itself or another thread, before the batch ends).
     fn offer(&self, index: usize, kept: Kept<'data>) {
         let mut ready = self.ready();
         ready.chunks[index] = Some(kept);
-        if ready.folding {
-            return;
-        }
-        ready.folding = true;
         loop {
             let at = ready.next;
-            let Some(kept) = ready.chunks.get_mut(at).and_then(Option::take) else {
-                ready.folding = false;
-                return;
+            let next = match ready.folding {
+                true => None,
+                false => ready.chunks.get_mut(at).and_then(Option::take),
             };
-            ready.next = if kept.damaged { usize::MAX } else { at + 1 };
-            drop(ready);
-            self.fold(&kept);
-            ready = self.ready();
-            ready.free.push(kept);
-        }
-    }
-
-    fn fold(&self, kept: &Kept<'data>) {
-        let mut target = self.target.lock().unwrap_or_else(PoisonError::into_inner);
-        let keys = &kept.keys[..kept.len];
-        for (i, key) in keys.iter().enumerate() {
-            if let Some(next) = keys.get(i + 1) {
-                target.prefetch(next);
+            if let Some(kept) = next {
+                ready.next = if kept.damaged { usize::MAX } else { at + 1 };
+                ready.folding = true;
+                drop(ready);
+                self.fold.in_order(kept.read());
+                ready = self.ready();
+                ready.folding = false;
+                ready.cleared.push(kept);
+            } else if let Some(kept) = ready.cleared.pop() {
+                drop(ready);
+                self.fold.any_order(kept.read());
+                ready = self.ready();
+                ready.free.push(kept);
+            } else {
+                return;
             }
-            target.add(key);
         }
     }
 }
 
 /// Reads the keys of one chunk that pass the filter, folds them into the chunk's value,
-/// and keeps their statistics in `kept` when the pass folds in order; stops at a damaged
+/// and keeps their statistics in `kept` when the pass aggregates; stops at a damaged
 /// value.
 fn read_chunk<'data, T, I, F>(
     records: &[KeyRecord<'data>],
@@ -371,22 +378,22 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
 /// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
-/// values in file order (including the partial chunk before a damaged value); `in_order`
-/// takes every key in file order, up to a damaged value.
-pub fn run<T, I, F, O>(
+/// values in file order (including the partial chunk before a damaged value); `key_fold`
+/// takes every key, up to a damaged value.
+pub fn run<T, I, F, K>(
     dump: &Dump,
     options: &Options,
     folding: Folding<I, F>,
-    in_order: &mut O,
+    key_fold: &K,
     mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
     T: Send,
     I: Fn() -> T + Sync,
     F: Fn(&mut T, &KeyStats<'_>) + Sync,
-    O: InOrder,
+    K: Aggregating,
 {
-    let sequencer = Sequencer::new(in_order);
+    let sequencer = Sequencer::new(key_fold);
     let mut scan = DumpScan::of(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
@@ -420,7 +427,7 @@ where
                             .enumerate()
                             .map(|(index, c)| {
                                 let filter = &options.filter;
-                                if !O::FOLDS {
+                                if !K::FOLDS {
                                     return read_chunk(c, dump, &p, filter, &folding, None);
                                 }
                                 let mut kept = sequencer.take();
