@@ -252,6 +252,10 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
     }
 }
 
+/// What a dump's pass folded, with the number of keys that passed the filters; `None`
+/// when the dump could not be opened.
+type DumpFolded<F> = Option<(<F as DumpFold>::Folded, u64)>;
+
 /// Nothing folded: a pass that only writes rows (`keys`).
 impl DumpFold for NoFold {
     type Folded = ();
@@ -425,7 +429,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
-) -> io::Result<(FileSummary, Option<(F::Folded, u64)>)> {
+) -> io::Result<(FileSummary, DumpFolded<F>)> {
     let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool, progress) {
