@@ -72,6 +72,7 @@ impl Aggregator for Aggregates {
         self.prefixes.add(k);
         self.patterns.add(k);
         self.encodings.add(k, self.patterns.current());
+        self.slots.add_tag(k);
     }
 
     #[inline]

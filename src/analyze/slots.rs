@@ -33,11 +33,17 @@ impl Slots {
         }
     }
 
+    /// Adds `k` to its slot's load (merges the same in any order).
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let s = &mut self.load[usize::from(k.slot) % SLOTS];
         s.keys = s.keys.saturating_add(1);
         s.memory_bytes = s.memory_bytes.saturating_add(k.memory_bytes);
+    }
+
+    /// Adds `k` to the hash-tag table (a heavy-hitter table: keys in file order).
+    #[inline]
+    pub fn add_tag(&mut self, k: &KeyStats<'_>) {
         if let Some(tag) = hash_tag(&k.key) {
             self.tags.add(tag, k);
         }
