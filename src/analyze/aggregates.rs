@@ -75,12 +75,6 @@ impl Aggregator for Aggregates {
         self.slots.add_tag(k);
     }
 
-    #[inline]
-    fn prefetch(&self, k: &KeyStats<'_>) {
-        self.slots.prefetch(k);
-        self.ttl.prefetch(k);
-    }
-
     fn totals(&self) -> &Totals {
         &self.totals
     }

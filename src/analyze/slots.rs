@@ -2,7 +2,6 @@
 //! slots and tags that make one shard heavier than the others.
 
 use super::groups::{GroupTable, SortBy};
-use super::prefetch::prefetch;
 use crate::model::key_stats::KeyStats;
 use crate::rdb::checksum::hash_tag;
 use serde::de::Error as _;
@@ -47,12 +46,6 @@ impl Slots {
         if let Some(tag) = hash_tag(&k.key) {
             self.tags.add(tag, k);
         }
-    }
-
-    /// See [`crate::analyze::prefetch`].
-    #[inline]
-    pub fn prefetch(&self, k: &KeyStats<'_>) {
-        prefetch(&self.load[usize::from(k.slot) % SLOTS]);
     }
 
     pub fn slots_with_keys(&self) -> usize {

@@ -215,11 +215,6 @@ impl<E: KeyFold> Aggregator for WithExtra<E> {
         self.extra.add(k);
     }
 
-    #[inline]
-    fn prefetch(&self, k: &KeyStats<'_>) {
-        self.linted.prefetch(k);
-    }
-
     fn totals(&self) -> &Totals {
         self.linted.totals()
     }

@@ -526,11 +526,6 @@ impl Aggregator for Linted {
         self.keys.add_in_order(k, pattern);
     }
 
-    #[inline]
-    fn prefetch(&self, k: &KeyStats<'_>) {
-        self.aggregates.prefetch(k);
-    }
-
     fn totals(&self) -> &Totals {
         self.aggregates.totals()
     }

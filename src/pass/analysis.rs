@@ -224,10 +224,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
             .locals
             .get_or(|| RefCell::new((self.make)()))
             .borrow_mut();
-        for (i, key) in keys.iter().enumerate() {
-            if let Some(next) = keys.get(i + 1) {
-                local.prefetch(next);
-            }
+        for key in keys {
             local.add(key);
         }
     }

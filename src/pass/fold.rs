@@ -16,8 +16,6 @@ use std::ops::AddAssign;
 pub trait Aggregator: AddAssign + Send + Sized {
     fn add(&mut self, key: &KeyStats<'_>);
     fn add_in_order(&mut self, key: &KeyStats<'_>);
-    /// `key` will be given to `add` next: start fetching the memory it will touch.
-    fn prefetch(&self, _key: &KeyStats<'_>) {}
     fn totals(&self) -> &Totals;
 }
 
