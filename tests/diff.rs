@@ -400,14 +400,14 @@ fn a_dump_diffed_with_itself_has_no_change_and_alerts_exit_1() {
     let text = std::fs::read_to_string(r.old_report.join("summary.json")).unwrap();
     std::fs::write(
         &future,
-        text.replacen("\"schema_version\": 2", "\"schema_version\": 9", 1),
+        text.replacen("\"schema_version\": 3", "\"schema_version\": 9", 1),
     )
     .unwrap();
     let o = rdbscope(&["diff", future.to_str().unwrap(), new]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(
-        err.contains("schema_version 9: this rdbscope reads versions 1 to 2"),
+        err.contains("schema_version 9: this rdbscope reads versions 1 to 3"),
         "{err}"
     );
     // A version 1 summary (before `state`) still compares as it did.
@@ -431,6 +431,49 @@ fn a_dump_diffed_with_itself_has_no_change_and_alerts_exit_1() {
         v
     };
     assert_eq!(strip_old(&from_v1), strip_old(&from_v2));
+    // A version 2 summary counted a string's length as its elements: those are taken out,
+    // and the comparison says so once instead of showing a change in elements.
+    let mut v2: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v2["schema_version"] = 2.into();
+    let lengths = 441_000u64;
+    let bump = |v: &mut serde_json::Value| {
+        let e = v["elements"].as_u64().unwrap();
+        v["elements"] = (e + lengths).into();
+    };
+    bump(&mut v2["totals"]);
+    for t in v2["by_type"].as_array_mut().unwrap() {
+        if t["type"] == "string" {
+            bump(t);
+        }
+    }
+    let dbs = v2["by_db"].as_array_mut().unwrap();
+    assert_eq!(dbs.len(), 1);
+    bump(&mut dbs[0]);
+    let old_v2 = r.old_report.join("v2.json");
+    std::fs::write(&old_v2, serde_json::to_string_pretty(&v2).unwrap()).unwrap();
+    let from_old = rdbscope(&["diff", old_v2.to_str().unwrap(), new, "--format", "json"]);
+    assert_eq!(from_old.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&from_old.stderr);
+    assert_eq!(
+        err.matches("counted a string's length as its elements")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(strip_old(&from_old), strip_old(&from_v2));
+    let table = rdbscope(&["diff", old_v2.to_str().unwrap(), new]);
+    let (with_v2, with_v3) = (
+        String::from_utf8_lossy(&table.stdout).into_owned(),
+        String::from_utf8_lossy(&rdbscope(&["diff", r.old_report.to_str().unwrap(), new]).stdout)
+            .into_owned(),
+    );
+    let elements_row = |t: &str| {
+        t.lines()
+            .find(|l| l.contains("│ elements"))
+            .map(str::to_owned)
+    };
+    assert_eq!(elements_row(&with_v2), elements_row(&with_v3), "{with_v2}");
+    assert!(elements_row(&with_v3).is_some(), "{with_v3}");
 }
 
 /// The `<tr>` of the table `id` in `html` whose first cell is `name`.

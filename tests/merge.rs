@@ -195,7 +195,7 @@ fn json_stdout_is_the_summary_and_tables_print_as_report_does() {
     let one = rdbscope(&[&["report", "-q", "--format", "json"][..], &all].concat());
     let one: Value = serde_json::from_slice(&one.stdout).unwrap();
     assert_eq!(printed, one);
-    assert_eq!(printed["schema_version"], 2);
+    assert_eq!(printed["schema_version"], 3);
     assert!(printed["state"]["aggregates"]["prefixes"]["tables"].is_array());
 }
 

@@ -204,6 +204,12 @@ fn the_partial_note_names_the_dump_once() {
         args.extend(["--quiet", &path]);
         let o = run(&args);
         let text = stdout(&o);
+        // The first line says the numbers are partial, and why.
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("PARTIAL: ") && first.contains(&path),
+            "{args:?}\n{text}"
+        );
         // The note, its lines wrapped to the width joined again.
         let at = text
             .find("  * PARTIAL: ")

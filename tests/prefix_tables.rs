@@ -410,7 +410,7 @@ fn json_of_the_table_commands_has_summary_json_field_names() {
     let summary = parse(&["report", "--format", "json", dump]);
 
     let p = parse(&["prefixes", "--format", "json", dump]);
-    assert_eq!(p["schema_version"], 2);
+    assert_eq!(p["schema_version"], 3);
     assert_eq!(p["totals"], summary["totals"]);
     assert_eq!(p["prefixes"], summary["prefixes"]);
     assert_eq!(p["files"][0]["path"], dump);

@@ -109,6 +109,14 @@ fn summary_sums_equal_keys_csv_on_every_fixture() {
     for path in &fixtures {
         let name = path.display().to_string();
         let (dir, out) = report_dir(&[path], &["--format", "json"]);
+        if !dir.path().join("summary.json").exists() {
+            // No dump at all (no RDB header): refused, nothing written.
+            assert_eq!(code(&out), 2, "{name}");
+            assert!(out.stdout.is_empty(), "{name}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("not an RDB file"), "{name}: {err}");
+            continue;
+        }
         let s = summary(dir.path());
         let failed = s["partial"] == true || s["files"][0]["checksum"] == "mismatch";
         assert_eq!(code(&out), if failed { 2 } else { 0 }, "{name}");
@@ -971,13 +979,16 @@ fn damaged_dump_still_reports_what_was_read() {
     // A missing dump among good ones: reported, the rest analysed, exit 2.
     let good = common::testdata().join("real/redis-7.4.1-alltypes.rdb");
     let missing = Path::new("/nonexistent/dump.rdb");
-    let out = rdbscope(&[
-        "report",
-        "--format",
-        "json",
-        good.to_str().unwrap(),
-        missing.to_str().unwrap(),
-    ]);
+    let run = |extra: &[&str]| {
+        let dumps = [good.to_str().unwrap(), missing.to_str().unwrap()];
+        rdbscope(&[&["report", "--format", "json"][..], &dumps, extra].concat())
+    };
+    // A run missing one of its dumps is no result...
+    let out = run(&[]);
+    assert_eq!(code(&out), 2);
+    assert!(out.stdout.is_empty());
+    // ... unless asked for: then the others are reported, the missing one named.
+    let out = run(&["--allow-partial"]);
     assert_eq!(code(&out), 2);
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(s["files"][1]["error"]

@@ -1,5 +1,5 @@
 //! Everything `report` computes, in one struct that is fed every key once and merges with
-//! `+=` (per thread, then per dump).
+//! `+=` (one per dump, then the dumps).
 
 use super::distribution::Distributions;
 use super::encodings::PatternEncodings;
@@ -60,19 +60,19 @@ impl Aggregator for Aggregates {
     fn add(&mut self, k: &KeyStats<'_>) {
         self.totals.add(k);
         self.ttl.add(k);
-        self.prefixes.add(k);
-        self.patterns.add(k);
-        self.encodings.add(k, self.patterns.current());
         self.top.add(k);
         self.distributions.add(k);
         self.slots.add(k);
         self.idle_freq.add(k);
     }
 
+    /// The heavy-hitter tables.
     #[inline]
-    fn prefetch(&self, k: &KeyStats<'_>) {
-        self.slots.prefetch(k);
-        self.ttl.prefetch(k);
+    fn add_in_order(&mut self, k: &KeyStats<'_>) {
+        self.prefixes.add(k);
+        self.patterns.add(k);
+        self.encodings.add(k, self.patterns.current());
+        self.slots.add_tag(k);
     }
 
     fn totals(&self) -> &Totals {

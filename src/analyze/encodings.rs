@@ -65,7 +65,7 @@ pub fn split_name(name: &[u8]) -> (&[u8], &[u8], &[u8]) {
 }
 
 impl PatternEncodings {
-    /// Adds the keys `o` counted (another thread's, another dump's).
+    /// Adds the keys `o` counted (another dump's).
     pub fn merge(&mut self, o: PatternEncodings) {
         self.table += o.table;
     }

@@ -20,7 +20,6 @@ pub mod idle_freq;
 pub mod key_columns;
 pub mod key_join;
 pub mod patterns;
-pub mod prefetch;
 pub mod prefixes;
 pub mod slots;
 pub mod state_fields;

@@ -2,7 +2,6 @@
 //! slots and tags that make one shard heavier than the others.
 
 use super::groups::{GroupTable, SortBy};
-use super::prefetch::prefetch;
 use crate::model::key_stats::KeyStats;
 use crate::rdb::checksum::hash_tag;
 use serde::de::Error as _;
@@ -33,20 +32,20 @@ impl Slots {
         }
     }
 
+    /// Adds `k` to its slot's load (merges the same in any order).
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let s = &mut self.load[usize::from(k.slot) % SLOTS];
         s.keys = s.keys.saturating_add(1);
         s.memory_bytes = s.memory_bytes.saturating_add(k.memory_bytes);
+    }
+
+    /// Adds `k` to the hash-tag table (a heavy-hitter table: keys in file order).
+    #[inline]
+    pub fn add_tag(&mut self, k: &KeyStats<'_>) {
         if let Some(tag) = hash_tag(&k.key) {
             self.tags.add(tag, k);
         }
-    }
-
-    /// See [`crate::analyze::prefetch`].
-    #[inline]
-    pub fn prefetch(&self, k: &KeyStats<'_>) {
-        prefetch(&self.load[usize::from(k.slot) % SLOTS]);
     }
 
     pub fn slots_with_keys(&self) -> usize {

@@ -2,7 +2,6 @@
 //! moment the dump was written (its `ctime` aux field), so "already expired" means the
 //! server would have dropped the key on load.
 
-use super::prefetch::prefetch;
 use crate::model::key_stats::KeyStats;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -138,14 +137,6 @@ impl Ttl {
                 self.window = vec![Tally::default(); WINDOW_MINUTES];
             }
             self.window[minute].add(k.memory_bytes);
-        }
-    }
-
-    /// See [`crate::analyze::prefetch`].
-    #[inline]
-    pub fn prefetch(&self, k: &KeyStats<'_>) {
-        if let Some(tally) = self.window_index(k).and_then(|m| self.window.get(m)) {
-            prefetch(tally);
         }
     }
 

@@ -157,8 +157,26 @@ impl Loaded {
 }
 
 /// One side read back: a summary.json read, or dumps analysed (with `compare_keys`, see
-/// [`DiffKeys::new`]).
+/// [`DiffKeys::new`]). A side only part of whose dumps were read is refused unless
+/// `--allow-partial`: what it missed would show as removed.
 pub(super) fn load(
+    input: &RunInput,
+    paths: &[PathBuf],
+    settings: &DumpSettings<'_>,
+    compare_keys: Option<(u64, bool)>,
+) -> io::Result<Loaded> {
+    let loaded = load_side(input, paths, settings, compare_keys)?;
+    if loaded.summary.partial && !settings.options.allow_partial {
+        return Err(invalid(format!(
+            "{}: PARTIAL, only part of its dumps could be read: compared, what was not read \
+             would show as removed (--allow-partial compares it anyway)",
+            loaded.side.source
+        )));
+    }
+    Ok(loaded)
+}
+
+fn load_side(
     input: &RunInput,
     paths: &[PathBuf],
     settings: &DumpSettings<'_>,
@@ -174,8 +192,8 @@ pub(super) fn load(
                     files: summary.files.iter().map(|f| f.path.clone()).collect(),
                     partial: summary.partial,
                 },
+                failed: summary.partial,
                 summary,
-                failed: false,
                 keys: None,
             })
         }
@@ -197,6 +215,10 @@ struct Found {
 impl Aggregator for Found {
     fn add(&mut self, k: &KeyStats<'_>) {
         self.totals.add(k);
+    }
+
+    /// The keys found, in file order.
+    fn add_in_order(&mut self, k: &KeyStats<'_>) {
         self.lookup.add(k);
     }
 
@@ -308,6 +330,9 @@ pub(super) fn compare_sides(
         if let (Some(with_ttl), Some(without)) = (ot, nt) {
             lost_ttl = Some(shared(&with_ttl, &without));
         }
+    }
+    if let Some(warning) = RunSummary::reconcile_elements(&mut old.summary, &mut new.summary) {
+        eprintln!("rdbscope: warning: {warning}");
     }
     let mut diff = compare(
         (old.side, &old.summary),

@@ -31,6 +31,8 @@ pub struct Config {
 }
 
 pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
+    // Not even the header is written for dumps that cannot be read (unless --allow-partial).
+    analysis::check_dumps(&args.dumps, &args.options)?;
     match &args.output {
         None => write_rows(args, &mut out),
         Some(path) => replace_files(std::slice::from_ref(path), |files| {

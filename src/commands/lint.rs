@@ -10,6 +10,7 @@ use crate::pass::analysis;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::lint as output;
+use crate::report::run::notes::partial_banner;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -55,7 +56,10 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         Outcome::Clean
     };
     let written = match args.format {
-        LintFormat::Table => out.write_all(output::tables(&report).as_bytes()),
+        LintFormat::Table => out.write_all(
+            (partial_banner(&analysis.files).unwrap_or_default() + &output::tables(&report))
+                .as_bytes(),
+        ),
         LintFormat::Json => serde_json::to_writer_pretty(&mut out, &output::json(&report))
             .map_err(io::Error::from)
             .and_then(|()| out.write_all(b"\n")),

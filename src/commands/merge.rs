@@ -1,7 +1,8 @@
 //! `rdbscope merge`: runs done apart (one `report --out-dir` per shard, on different
 //! machines) merged from their summary.json into the report one run over all their dumps
 //! gives. Each summary.json carries its run's aggregates whole (`report::run::state`); they
-//! are added up in the order given, as a run adds up its dumps, and reported the way
+//! are added up in a canonical order (by their dumps, whatever the order given), as a run
+//! adds up its dumps, and reported the way
 //! `report` does, without the per-key files.
 
 use super::report::{create_out_dir, write_report, Outputs, ReportFormat};
@@ -75,6 +76,22 @@ pub struct Config {
     pub rows: Option<usize>,
     /// No message about the files written.
     pub quiet: bool,
+    /// Merge runs only part of whose dumps were read instead of refusing them.
+    pub allow_partial: bool,
+}
+
+/// A dump as the canonical order of runs sees it: name, size, keys, `ctime`.
+type DumpKey = (String, u64, u64, Option<i64>);
+
+/// What orders the runs before they are merged, so that the same runs given in any order
+/// give the same bytes: their dumps, then where they were read.
+fn canonical_order(origin: &str, run: &RunState) -> (Vec<DumpKey>, String) {
+    let dumps = run
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), f.file_bytes, f.keys_scanned, f.ctime))
+        .collect();
+    (dumps, origin.to_owned())
 }
 
 pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
@@ -82,6 +99,18 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
     for path in &args.runs {
         let file = summary_file(path)?;
         runs.push((file.display().to_string(), read_state(&file)?));
+    }
+    runs.sort_by_cached_key(|(origin, run)| canonical_order(origin, run));
+    if !args.allow_partial {
+        if let Some((origin, _)) = runs
+            .iter()
+            .find(|(_, run)| run.files.iter().any(FileSummary::partial))
+        {
+            return Err(invalid(format!(
+                "{origin}: PARTIAL, only part of its dumps could be read: merged, the fleet \
+                 report would miss what was not read (--allow-partial merges it anyway)"
+            )));
+        }
     }
     let Some(((first_origin, first), rest)) = runs.split_first() else {
         return Err(invalid("merge: name at least one run".into()));

@@ -11,7 +11,7 @@ use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::totals::Totals;
-use crate::report::run::notes::{cap_note, under_note};
+use crate::report::run::notes::{cap_note, partial_banner, under_note};
 use crate::report::run::summary::{
     file_json, sort_name, GroupTableJson, Head, PrefixesJson, RollupJson, RollupOptionsJson,
 };
@@ -66,6 +66,9 @@ impl Grouping for Patterns {
 impl<R: Grouping> Aggregator for Rollup<R> {
     fn add(&mut self, key: &KeyStats<'_>) {
         self.totals.add(key);
+    }
+
+    fn add_in_order(&mut self, key: &KeyStats<'_>) {
         self.groups.add(key);
     }
 
@@ -188,6 +191,7 @@ fn write_json(out: &mut impl Write, doc: &RollupJson) -> io::Result<()> {
 
 /// The per-file table when several dumps were merged.
 fn start(text: &mut String, files: &[analysis::FileSummary]) {
+    text.extend(partial_banner(files));
     if files.len() > 1 {
         tables::files_section(text, files);
     }

@@ -15,7 +15,7 @@ use crate::analyze::groups::SortBy;
 use crate::analyze::top::Metric;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::{self, LintConfig, LintReport, Linted};
-use crate::pass::analysis::Analysis;
+use crate::pass::analysis::{self, Analysis};
 use crate::pass::fold::Source;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
@@ -148,7 +148,28 @@ fn pass<E: KeyFold>(
     let Some(dir) = &args.out_dir else {
         return analyse_linted(&args.dumps, settings, None, extra);
     };
+    // Nothing is written for dumps that cannot be read (unless --allow-partial).
+    analysis::check_dumps(&args.dumps, settings.options)?;
+    let created = !dir.exists();
     create_out_dir(dir)?;
+    let passed = pass_into(args, settings, key_files, stdout, dir, extra);
+    if passed.is_err() && created {
+        // A dump refused once read (standard input, a compressed file, a live source that
+        // is not an RDB) leaves no directory behind; one with files in it stays.
+        let _ = fs::remove_dir(dir);
+    }
+    passed
+}
+
+/// [`pass`] once `dir` exists.
+fn pass_into<E: KeyFold>(
+    args: &Config,
+    settings: &DumpSettings<'_>,
+    key_files: &mut Vec<&'static str>,
+    stdout: &mut (dyn Write + Send),
+    dir: &Path,
+    extra: impl Fn(Source) -> E + Sync,
+) -> io::Result<(Analysis<Linted>, E)> {
     if args.keys_files == KeysFiles::Arrow {
         let arrow = Some((ColumnFormat::Arrow, stdout));
         return RowSinks::with(None, arrow, args.dumps.len() > 1, |sinks| {

@@ -121,7 +121,8 @@ pub fn summary_with_lint(
     s
 }
 
-/// What a command folds keys into beside the report's aggregates, in the same pass.
+/// What a command folds keys into beside the report's aggregates, in the same pass, in
+/// file order (so its merge need not be order-free).
 pub trait KeyFold: AddAssign + Send + Sized {
     fn add(&mut self, key: &KeyStats<'_>);
 }
@@ -206,12 +207,12 @@ impl<E: KeyFold> Aggregator for WithExtra<E> {
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.linted.add(k);
-        self.extra.add(k);
     }
 
     #[inline]
-    fn prefetch(&self, k: &KeyStats<'_>) {
-        self.linted.prefetch(k);
+    fn add_in_order(&mut self, k: &KeyStats<'_>) {
+        self.linted.add_in_order(k);
+        self.extra.add(k);
     }
 
     fn totals(&self) -> &Totals {

@@ -9,7 +9,7 @@ use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::totals::Totals;
-use crate::report::run::notes::file_notes;
+use crate::report::run::notes::{file_notes, partial_banner};
 use crate::report::run::summary::TopJson;
 use crate::report::run::{csv_files, tables};
 use crate::report::text_table::notes_section;
@@ -39,6 +39,8 @@ impl Aggregator for Ranking {
         self.totals.add(key);
         self.top.add(key);
     }
+
+    fn add_in_order(&mut self, _: &KeyStats<'_>) {}
 
     fn totals(&self) -> &Totals {
         &self.totals
@@ -82,7 +84,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
                 .and_then(|()| out.write_all(b"\n"))
         }
         ListFormat::Table => {
-            let mut text = String::new();
+            let mut text = partial_banner(&a.files).unwrap_or_default();
             if a.files.len() > 1 {
                 tables::files_section(&mut text, &a.files);
             }

@@ -146,6 +146,7 @@ impl CommonArgs {
             filter: self.filter.build()?,
             key_limit: None,
             spool: self.spool(),
+            allow_partial: self.live.allow_partial,
         })
     }
 
@@ -434,6 +435,7 @@ impl MergeArgs {
             sort: self.sort,
             rows: self.rows,
             quiet: self.quiet,
+            allow_partial: self.allow_partial,
         }
     }
 }

@@ -171,8 +171,10 @@ pub struct LiveArgs {
     /// each, into one report with a row a shard.
     #[arg(long)]
     pub cluster: bool,
-    /// Under --cluster, leave out a shard with no in-sync replica instead of failing.
-    #[arg(long, requires = "cluster")]
+    /// Report the dumps that can be read, naming the missing ones first, instead of
+    /// refusing the run: a dump that cannot be opened or is no dump, a --cluster shard with
+    /// no in-sync replica; `diff` and `merge` take a side only part of whose dumps were read.
+    #[arg(long, help_heading = "Run")]
     pub allow_partial: bool,
     /// Under --cluster, shards read at once.
     #[arg(long, value_name = "N", default_value_t = NonZeroUsize::new(2).expect("non-zero"))]
@@ -307,6 +309,9 @@ pub struct MergeArgs {
     /// No message about the files written.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Merge runs only part of whose dumps were read instead of refusing them.
+    #[arg(long, help_heading = "Run")]
+    pub allow_partial: bool,
     /// Worker threads (taken as every command takes it; merging reads no dump).
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub threads: Option<NonZeroUsize>,

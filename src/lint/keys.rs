@@ -69,9 +69,9 @@ impl KeyRules {
         Rule::ALL.into_iter().zip(self.rules)
     }
 
-    /// Checks `k`; `pattern` is its pattern under the lint's delimiter when the caller
-    /// has built it already.
-    pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
+    /// Checks `k` against the per-key rules. Their kept findings are the worst under a
+    /// total order ([`RuleSummary`]), so they merge the same whatever order keys come in.
+    pub fn add(&mut self, k: &KeyStats<'_>) {
         let config = &*self.config;
         let t = &config.thresholds;
         let on = |r| config.enabled(r);
@@ -196,7 +196,19 @@ impl KeyRules {
                 found(Rule::HotLfu, i64::from(freq), i64::from(t.hot_lfu), None);
             }
         }
-        if is_string && on(Rule::TypeStringsAsHash) && length <= t.strings_as_hash_value_bytes {
+    }
+
+    /// Adds `k` to the small-string pattern table (a heavy-hitter table: keys in file
+    /// order); `pattern` is its pattern under the lint's delimiter when the caller has
+    /// built it already.
+    pub fn add_in_order(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
+        let config = &*self.config;
+        let length = k.length().unwrap_or(0);
+        if k.redis_type == RedisType::String
+            && config.enabled(Rule::TypeStringsAsHash)
+            && length <= config.thresholds.strings_as_hash_value_bytes
+        {
+            let key = &*k.key;
             let pattern = match pattern {
                 Some(p) => p,
                 None => {

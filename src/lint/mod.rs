@@ -514,15 +514,16 @@ impl Aggregator for Linted {
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.aggregates.add(k);
-        let pattern = self
-            .shared_pattern
-            .then(|| self.aggregates.patterns.current());
-        self.keys.add(k, pattern);
+        self.keys.add(k);
     }
 
     #[inline]
-    fn prefetch(&self, k: &KeyStats<'_>) {
-        self.aggregates.prefetch(k);
+    fn add_in_order(&mut self, k: &KeyStats<'_>) {
+        self.aggregates.add_in_order(k);
+        let pattern = self
+            .shared_pattern
+            .then(|| self.aggregates.patterns.current());
+        self.keys.add_in_order(k, pattern);
     }
 
     fn totals(&self) -> &Totals {

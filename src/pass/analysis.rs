@@ -3,31 +3,34 @@
 //! pipeline, and report damage and a checksum mismatch; several dumps (one per cluster
 //! shard) give one result with a per-file summary.
 //!
-//! Each dump's keys flow two ways. Unordered, into aggregates: each pool thread folds the
-//! keys it analyses into its own aggregator (a [`ThreadLocal`]), so an aggregator's tables
-//! fill once per thread rather than once per chunk of keys, and nothing is merged on the
-//! scanning thread while the scan runs. After the pass the per-thread aggregators are
-//! merged with `+=`: sums do not depend on which thread saw which key, and every aggregator
-//! is built to give the same answer whatever the split (see `analyze::groups` and
-//! `analyze::top`). Ordered, as rows: the chunk values the pipeline hands back in file
-//! order carry only what must stay ordered, the rows for the run's [`RowSink`] and the
-//! bytes done for the progress bar.
+//! Each dump's keys flow two ways. Into aggregates: the dump's one aggregator takes them
+//! in file order into what depends on the order keys come in (the heavy-hitter tables of
+//! `analyze::groups`, whose light rows depend on the order they met the keys in), and each
+//! pool thread's own aggregator (a [`ThreadLocal`]) takes them in any order into the rest
+//! (see `pipeline`); after the pass the threads' aggregators are merged into the dump's
+//! with `+=`, and dumps' aggregators in command-line order, so every aggregate comes out
+//! the same whatever `--threads` is. Ordered, as rows: the chunk values the pipeline hands
+//! back in file order carry only what must stay ordered, the rows for the run's
+//! [`RowSink`] and the bytes done for the progress bar.
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
 use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
-use crate::pass::input::{self, Dump};
+use crate::pass::input::{self, Compression, Dump};
 use crate::pass::live;
-use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::pipeline::{self, Aggregating, Folding, NoFold, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
-use std::cell::{RefCell, RefMut};
-use std::io;
+use crate::rdb::header::Header;
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use thread_local::ThreadLocal;
 
 /// One dump of the run, as the per-file breakdown shows it; summary.json's mergeable
@@ -143,6 +146,8 @@ impl PreparedDump {
 struct Chunk<R> {
     rows: Option<R>,
     bytes: u64,
+    /// Keys that passed the filters.
+    keys: u64,
 }
 
 fn now_ms() -> i64 {
@@ -173,69 +178,66 @@ pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
     })
 }
 
-/// What the pool folds one dump's keys into beside the rows.
-trait DumpFold: Sync {
+/// What one dump's keys are folded into beside the rows.
+trait DumpFold: Aggregating {
     /// What the folding leaves once the pass is over.
     type Folded;
-    /// Whether keys are folded at all (a pass that folded keys past a damaged value is
-    /// folded again up to it).
-    const FOLDS: bool;
-    /// What a pool thread folds into, taken once for each chunk of keys.
-    type Local<'a>
-    where
-        Self: 'a;
-    fn local(&self) -> Self::Local<'_>;
-    fn add(local: &mut Self::Local<'_>, key: &KeyStats<'_>);
-    fn prefetch(local: &Self::Local<'_>, key: &KeyStats<'_>);
-    /// The threads' shares merged.
+    /// The threads' shares merged into the one in file order.
     fn merged(self) -> Self::Folded;
     /// The totals the per-file summary shows.
     fn totals(folded: &Self::Folded) -> Totals;
 }
 
-/// An aggregator per pool thread, built by `make` and merged after the pass.
-struct PerThread<A: Send, M> {
+/// A dump's aggregator taking its keys in file order, and one a pool thread taking them
+/// in any order, built by `make` and merged after the pass.
+struct PerDump<A: Send, M> {
+    ordered: Mutex<A>,
     locals: ThreadLocal<RefCell<A>>,
     make: M,
 }
 
-impl<A: Aggregator, M: Fn() -> A + Sync> PerThread<A, M> {
+impl<A: Aggregator, M: Fn() -> A + Sync> PerDump<A, M> {
     fn new(make: M) -> Self {
-        PerThread {
+        PerDump {
+            ordered: Mutex::new(make()),
             locals: ThreadLocal::new(),
             make,
         }
     }
 }
 
-impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerThread<A, M> {
-    type Folded = A;
+impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
     const FOLDS: bool = true;
-    type Local<'a>
-        = RefMut<'a, A>
-    where
-        Self: 'a;
 
-    /// Borrowed for a whole chunk: a chunk's fold calls nothing that lets the pool run
-    /// other work on its thread, so no second borrow of the same aggregator can begin.
-    fn local(&self) -> RefMut<'_, A> {
-        self.locals
+    /// Never contended: the pipeline folds in order on one thread at a time.
+    fn in_order(&self, keys: &[KeyStats<'_>]) {
+        let mut ordered = self.ordered.lock().unwrap_or_else(PoisonError::into_inner);
+        for key in keys {
+            ordered.add_in_order(key);
+        }
+    }
+
+    /// Borrowed for a whole chunk: folding calls nothing that lets the pool run other
+    /// work on the thread, so no second borrow of the same aggregator can begin.
+    fn any_order(&self, keys: &[KeyStats<'_>]) {
+        let mut local = self
+            .locals
             .get_or(|| RefCell::new((self.make)()))
-            .borrow_mut()
+            .borrow_mut();
+        for key in keys {
+            local.add(key);
+        }
     }
+}
 
-    #[inline]
-    fn add(local: &mut RefMut<'_, A>, key: &KeyStats<'_>) {
-        local.add(key);
-    }
-
-    #[inline]
-    fn prefetch(local: &RefMut<'_, A>, key: &KeyStats<'_>) {
-        local.prefetch(key);
-    }
+impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
+    type Folded = A;
 
     fn merged(self) -> A {
-        let mut aggregate = (self.make)();
+        let mut aggregate = self
+            .ordered
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
         for local in self.locals {
             aggregate += local.into_inner();
         }
@@ -247,21 +249,13 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerThread<A, M> {
     }
 }
 
-/// Nothing folded: a pass that only writes rows (`keys`).
-struct NoFold;
+/// What a dump's pass folded, with the number of keys that passed the filters; `None`
+/// when the dump could not be opened.
+type DumpFolded<F> = Option<(<F as DumpFold>::Folded, u64)>;
 
+/// Nothing folded: a pass that only writes rows (`keys`).
 impl DumpFold for NoFold {
     type Folded = ();
-    const FOLDS: bool = false;
-    type Local<'a> = ();
-
-    fn local(&self) {}
-
-    #[inline]
-    fn add((): &mut (), _: &KeyStats<'_>) {}
-
-    #[inline]
-    fn prefetch((): &(), _: &KeyStats<'_>) {}
 
     fn merged(self) {}
 
@@ -298,20 +292,16 @@ pub fn analyze_writing<A: Aggregator>(
         options,
         progress,
         rows,
-        |source| PerThread::new(move || make(source)),
+        |source| PerDump::new(move || make(source)),
         |aggregate| merged += aggregate,
     )?;
-    if let Some(warning) = unmatched(&files, &options.filter) {
-        eprintln!("rdbscope: warning: {warning}");
-    }
     Ok(Analysis { files, merged })
 }
 
 /// When the dumps hold keys and none passed the filters: says so, naming the filters,
 /// lest an empty report read as an empty dump.
-fn unmatched(files: &[FileSummary], filter: &KeyFilter) -> Option<String> {
+fn unmatched(files: &[FileSummary], passed: u64, filter: &KeyFilter) -> Option<String> {
     let read: u64 = files.iter().map(|f| f.keys_scanned).sum();
-    let passed: u64 = files.iter().map(|f| f.totals.all().keys).sum();
     (read > 0 && passed == 0 && !filter.is_empty()).then(|| {
         format!(
             "{} matched no key (of {} read)",
@@ -329,11 +319,60 @@ pub fn write_rows(
     progress: &Progress,
     rows: &mut impl RowSink,
 ) -> io::Result<Analysis<()>> {
-    let files = each_dump(dumps, options, progress, Some(rows), |_| NoFold, |()| ())?;
+    let files = each_dump(dumps, options, progress, Some(rows), |_| NoFold, |_| ())?;
     Ok(Analysis { files, merged: () })
 }
 
-/// Every dump through [`pass_one`] in order; `merge` takes what each one folded.
+/// Why the dump at `path` cannot be read, found before any pass: it cannot be opened, or
+/// its first bytes are neither an RDB header nor a compressed container (whose content is
+/// checked as it is spooled, as standard input's and a live source's are).
+fn unreadable(path: &Path) -> Option<String> {
+    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
+        return None;
+    }
+    let mut head = Vec::with_capacity(9);
+    if let Err(e) = File::open(path).and_then(|f| f.take(9).read_to_end(&mut head)) {
+        return Some(format!("cannot open: {e}"));
+    }
+    if Compression::starts(&head) {
+        return None;
+    }
+    Header::parse(&head).err().map(|e| {
+        let e = e.to_string();
+        match e.starts_with("not an RDB file") {
+            true => e,
+            false => format!("not an RDB file: {e}"),
+        }
+    })
+}
+
+/// Why each of `dumps` cannot be read, in order (`None`: it can be tried). Unless
+/// `options.allow_partial`, a dump that cannot be read is the run's error, found before
+/// anything is analysed or written: a report missing a shard is no report of the fleet.
+pub fn check_dumps(dumps: &[PathBuf], options: &Options) -> io::Result<Vec<Option<String>>> {
+    let why: Vec<Option<String>> = dumps.iter().map(|p| unreadable(p)).collect();
+    let refused: Vec<String> = dumps
+        .iter()
+        .zip(&why)
+        .filter_map(|(p, w)| Some(format!("{}: {}", p.display(), w.as_ref()?)))
+        .collect();
+    if refused.is_empty() || options.allow_partial {
+        return Ok(why);
+    }
+    let others = if dumps.len() > refused.len() {
+        " (--allow-partial reports the other dumps)"
+    } else {
+        ""
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}{others}", refused.join("; ")),
+    ))
+}
+
+/// Every dump through [`pass_one`] in order; `merge` takes what each one folded. The
+/// dumps that cannot be read refuse the run ([`check_dumps`]), or with `--allow-partial`
+/// are named first and reported as such. Filters that let no key through are warned of.
 fn each_dump<F: DumpFold, S: RowSink>(
     dumps: &[PathBuf],
     options: &Options,
@@ -342,22 +381,44 @@ fn each_dump<F: DumpFold, S: RowSink>(
     fold: impl Fn(Source) -> F,
     mut merge: impl FnMut(F::Folded),
 ) -> io::Result<Vec<FileSummary>> {
+    let unreadable = check_dumps(dumps, options)?;
+    for (path, why) in dumps.iter().zip(&unreadable) {
+        if let Some(why) = why {
+            progress.error(&format!(
+                "rdbscope: {}: {why}; the report covers the other dumps (--allow-partial)",
+                path.display()
+            ));
+        }
+    }
     let mut files = Vec::with_capacity(dumps.len());
+    let mut passed = 0;
     for (index, path) in dumps.iter().enumerate() {
+        if let Some(why) = &unreadable[index] {
+            files.push(FileSummary {
+                error: Some(why.clone()),
+                ..empty_summary(path.display().to_string())
+            });
+            continue;
+        }
         let (summary, folded) =
             pass_one(index, path, options, progress, rows.as_deref_mut(), &fold)?;
-        if let Some(folded) = folded {
+        if let Some((folded, keys)) = folded {
             merge(folded);
+            passed += keys;
         }
         files.push(summary);
     }
     progress.finish();
+    if let Some(warning) = unmatched(&files, passed, &options.filter) {
+        eprintln!("rdbscope: warning: {warning}");
+    }
     Ok(files)
 }
 
 /// One dump: opened and prepared, its keys folded by what `fold` makes and their rows
 /// written to `rows`, what stopped the pass and a checksum mismatch reported (after the
-/// rows before them). The fold is `None` when the dump could not be opened.
+/// rows before them). The fold, with the number of keys that passed the filters, is `None`
+/// when the dump could not be opened.
 fn pass_one<F: DumpFold, S: RowSink>(
     index: usize,
     path: &Path,
@@ -365,11 +426,17 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
-) -> io::Result<(FileSummary, Option<F::Folded>)> {
+) -> io::Result<(FileSummary, DumpFolded<F>)> {
     let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool, progress) {
         Ok(d) => d,
+        Err(e) if !options.allow_partial => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("{name}: cannot open: {e}"),
+            ));
+        }
         Err(e) => {
             progress.error(&format!("rdbscope: {name}: {e}"));
             let summary = FileSummary {
@@ -394,18 +461,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     let written = rows
         .as_deref_mut()
         .map(|sinks| (sinks.builder(&prepared.name), sinks));
-    let (pass, mut folded) = fold_pass(dump, options, Some(progress), written, fold(source))?;
-    if let Some(damage) = pass.damage.as_ref().filter(|d| F::FOLDS && d.folded_past) {
-        // The value found damaged was analysed beside keys after it, which the aggregates
-        // took in although no row was written for them: fold again, up to the damage.
-        let up_to_damage = Options {
-            verify_checksum: false,
-            key_limit: Some(damage.keys_read),
-            ..options.clone()
-        };
-        let no_rows = None::<(S::Builder, &mut S)>;
-        folded = fold_pass(dump, &up_to_damage, None, no_rows, fold(source))?.1;
-    }
+    let (pass, folded, passed) = fold_pass(dump, options, Some(progress), written, fold(source))?;
     let info = pass.info;
     let mismatch = match info.checksum {
         ChecksumVerdict::Mismatch { stored, computed } => Some((stored, computed)),
@@ -448,7 +504,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
         cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
     };
-    Ok((summary, Some(folded)))
+    Ok((summary, Some((folded, passed))))
 }
 
 /// One pass over `dump` folding every key into `fold`; rows (built by the builder) go to
@@ -459,9 +515,9 @@ fn fold_pass<F: DumpFold, S: RowSink>(
     progress: Option<&Progress>,
     rows: Option<(S::Builder, &mut S)>,
     fold: F,
-) -> io::Result<(pipeline::Pass, F::Folded)> {
+) -> io::Result<(pipeline::Pass, F::Folded, u64)> {
     let (builder, mut sinks) = rows.unzip();
-    let mut done = 0u64;
+    let (mut done, mut passed) = (0u64, 0u64);
     let pass = pipeline::run(
         dump,
         options,
@@ -469,22 +525,23 @@ fn fold_pass<F: DumpFold, S: RowSink>(
             init: || Chunk {
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
+                keys: 0,
             },
-            local: || fold.local(),
-            fold: |chunk: &mut Chunk<_>, local: &mut F::Local<'_>, key: &KeyStats<'_>| {
+            fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
-                F::add(local, key);
+                chunk.keys += 1;
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
             },
-            prefetch: |local: &F::Local<'_>, key: &KeyStats<'_>| F::prefetch(local, key),
         },
+        &fold,
         |chunk| {
             if let Some(progress) = progress {
                 progress.advance(chunk.bytes);
             }
             done += chunk.bytes;
+            passed += chunk.keys;
             match (sinks.as_mut(), chunk.rows) {
                 (Some(sinks), Some(rows)) => sinks.batch(rows),
                 _ => Ok(()),
@@ -495,7 +552,7 @@ fn fold_pass<F: DumpFold, S: RowSink>(
         // What the keys do not account for: header, aux fields, opcodes, skipped keys.
         progress.advance((dump.len() as u64).saturating_sub(done));
     }
-    Ok((pass, fold.merged()))
+    Ok((pass, fold.merged(), passed))
 }
 
 fn empty_summary(name: String) -> FileSummary {

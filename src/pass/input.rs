@@ -107,6 +107,11 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// Whether `head`, a file's first bytes, starts a compressed container.
+    pub fn starts(head: &[u8]) -> bool {
+        Compression::sniff(head).is_some()
+    }
+
     /// Recognises the container from its first bytes (an RDB file starts with `REDIS` or
     /// `VALKEY`, never with these).
     fn sniff(head: &[u8]) -> Option<Compression> {

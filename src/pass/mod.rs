@@ -1,6 +1,6 @@
 //! The pass: each dump read once, its keys analysed on the rayon pool, the per-key results
-//! flowing two ways — unordered into the aggregates' per-thread folds, in file order to
-//! the run's row sink. Every command's dumps go through the one driver, [`analysis`].
+//! flowing two ways, both in file order — into the aggregates, and to the run's row sink.
+//! Every command's dumps go through the one driver, [`analysis`].
 //!
 //! In the order a dump flows: [`input`] opens it (memory map, or a spool of standard input
 //! or a compressed dump, or the payload a live server sends: [`live`]); [`scan`] reads its records in batches (header, aux fields, keys,

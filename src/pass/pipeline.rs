@@ -5,9 +5,23 @@
 //! value, modelling its encoding and memory, rendering or aggregating) is not. While the
 //! pool folds batch N in chunks, one side of the join hands batch N-1's chunk values to
 //! the caller (who may write hundreds of megabytes of rows) and then scans batch N+1.
-//! Chunk values reach the caller in file order, so streamed rows keep the dump's order and
-//! aggregates merge deterministically. A batch holding a damaged value is handed over at
-//! once and ends the pass.
+//! Chunk values reach the caller in file order, so streamed rows keep the dump's order. A
+//! batch holding a damaged value is handed over at once and ends the pass.
+//!
+//! # The same result whatever the threads
+//!
+//! A key is read (its value walked, its encoding and memory modelled) on whichever pool
+//! thread takes its chunk; a chunk keeps the statistics of the keys it read, and what the
+//! pass aggregates ([`Aggregating`]) takes them in two steps. First in file order: whichever
+//! thread finds the next chunk of the file ready folds it into what depends on the order
+//! keys come in (the heavy-hitter tables of `analyze::groups`, whose light rows depend on
+//! the order they met the keys in), one thread at a time, while the other threads go on
+//! reading. Then in any order, on any thread and several at once: into what merges the
+//! same whatever the order (sums, histograms, totally ordered rankings), one aggregate a
+//! thread. So the aggregates are the same whatever `--threads` is and however the pool
+//! schedules: those of one thread reading the dump from start to end. A chunk is folded
+//! either way only once every chunk before it has been: the aggregates never hold a key
+//! after a damaged value.
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
@@ -20,10 +34,11 @@ use crate::text::escape::escape_key;
 use crate::text::words::plural;
 use rayon::prelude::*;
 use std::io;
+use std::sync::{Mutex, PoisonError};
 
 /// Keys scanned ahead while the previous batch is analysed.
 const BATCH: usize = 16 * 1024;
-/// Keys one rayon task analyses.
+/// Keys one rayon task reads.
 const CHUNK: usize = 1024;
 
 #[derive(Clone, Default)]
@@ -36,6 +51,9 @@ pub struct Options {
     pub key_limit: Option<u64>,
     /// Where compressed input and standard input are spooled.
     pub spool: SpoolOptions,
+    /// Report the dumps that can be read when another cannot be opened or is no dump
+    /// (`--allow-partial`), instead of refusing the run.
+    pub allow_partial: bool,
 }
 
 /// What is left of [`Options::key_limit`] as batches are scanned.
@@ -61,9 +79,6 @@ pub struct Damage {
     pub error: DecodeError,
     pub last_key: Option<(u64, Vec<u8>)>,
     pub keys_read: u64,
-    /// Keys after the damaged one were folded too (later chunks of its batch, analysed
-    /// beside it): what folding fed holds more keys than `consume` received.
-    pub folded_past: bool,
     /// The compressed input broke there: why (see [`crate::pass::input::Cut`]).
     pub input: Option<String>,
 }
@@ -101,84 +116,196 @@ struct Folded<T> {
     failure: Option<(usize, DecodeError)>,
 }
 
-/// What a pass does with each key, on the pool: `fold` it into the chunk's value (`init`,
-/// handed to `consume` in file order) and the pool thread's state for the chunk (`local`,
-/// taken once a chunk rather than once a key, and left on the thread), after `prefetch`
-/// announced it one key earlier (the aggregates' `prefetch` module says why).
-pub struct Folding<I, L, F, P> {
+/// What a pass does with each key read on the pool: `fold` it into the chunk's value
+/// (`init`, handed to `consume` in file order). What it aggregates is folded by a
+/// [`Aggregating`].
+pub struct Folding<I, F> {
     pub init: I,
-    pub local: L,
     pub fold: F,
-    pub prefetch: P,
 }
 
-impl<T, I, F> Folding<I, fn(), F, fn(&(), &KeyStats<'_>)>
-where
-    I: Fn() -> T + Sync,
-    F: Fn(&mut T, &mut (), &KeyStats<'_>) + Sync,
-{
-    /// A pass whose folding keeps no state on the thread and touches nothing worth
-    /// prefetching.
-    pub fn new(init: I, fold: F) -> Self {
-        Folding {
-            init,
-            local: || (),
+/// What a pass aggregates every key into beside the chunk values (see the module docs).
+pub trait Aggregating: Sync {
+    /// Whether keys are folded at all: when not, no chunk keeps its keys' statistics.
+    const FOLDS: bool;
+    /// Folds `keys`, the next ones in file order, into what depends on the order keys
+    /// come in; one thread at a time.
+    fn in_order(&self, keys: &[KeyStats<'_>]);
+    /// Folds `keys`, already folded in order, into what does not depend on the order;
+    /// on any thread, several at once.
+    fn any_order(&self, keys: &[KeyStats<'_>]);
+}
+
+/// Nothing folded: a pass that only builds its chunk values (`keys`, `info`).
+pub struct NoFold;
+
+impl Aggregating for NoFold {
+    const FOLDS: bool = false;
+    fn in_order(&self, _: &[KeyStats<'_>]) {}
+    fn any_order(&self, _: &[KeyStats<'_>]) {}
+}
+
+/// The statistics of a chunk's keys that passed the filters, kept for the folds.
+struct Kept<'data> {
+    keys: Vec<KeyStats<'data>>,
+    /// Entries of `keys` filled by this chunk (the others are left from an earlier one).
+    len: usize,
+    /// The chunk ends at a damaged value: no key after it is folded.
+    damaged: bool,
+}
+
+impl<'data> Kept<'data> {
+    /// The next entry to read a key into.
+    fn slot(&mut self) -> &mut KeyStats<'data> {
+        if self.len == self.keys.len() {
+            self.keys.push(KeyStats::new());
+        }
+        &mut self.keys[self.len]
+    }
+
+    fn read(&self) -> &[KeyStats<'data>] {
+        &self.keys[..self.len]
+    }
+}
+
+/// The chunks of the batch being read, folded by whichever thread finds work: the next
+/// chunk of the file in order (one thread at a time), then any chunk folded in order into
+/// what does not depend on order (several threads at once). A chunk past a damaged value
+/// is folded neither way.
+struct Sequencer<'data, 'f, F> {
+    ready: Mutex<Ready<'data>>,
+    fold: &'f F,
+}
+
+struct Ready<'data> {
+    /// The batch's chunks read and not yet folded in order, by index.
+    chunks: Vec<Option<Kept<'data>>>,
+    /// The chunk to fold in order next (past the end once a damaged one is folded).
+    next: usize,
+    /// A thread is folding in order.
+    folding: bool,
+    /// Chunks folded in order, not yet folded into what does not depend on order.
+    cleared: Vec<Kept<'data>>,
+    /// Statistics folded both ways, for chunks to come to read into.
+    free: Vec<Kept<'data>>,
+}
+
+impl<'data, 'f, F: Aggregating> Sequencer<'data, 'f, F> {
+    fn new(fold: &'f F) -> Self {
+        Sequencer {
+            ready: Mutex::new(Ready {
+                chunks: Vec::new(),
+                next: 0,
+                folding: false,
+                cleared: Vec::new(),
+                free: Vec::new(),
+            }),
             fold,
-            prefetch: |(), _| {},
+        }
+    }
+
+    fn ready(&self) -> std::sync::MutexGuard<'_, Ready<'data>> {
+        self.ready.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A batch of `chunks` chunks is about to be read.
+    fn start_batch(&self, chunks: usize) {
+        let mut ready = self.ready();
+        debug_assert!(ready.chunks.iter().all(Option::is_none));
+        debug_assert!(ready.cleared.is_empty());
+        ready.chunks.clear();
+        ready.chunks.resize_with(chunks, || None);
+        ready.next = 0;
+    }
+
+    /// Room for a chunk's statistics.
+    fn take(&self) -> Kept<'data> {
+        let mut kept = self.ready().free.pop().unwrap_or_else(|| Kept {
+            keys: Vec::new(),
+            len: 0,
+            damaged: false,
+        });
+        kept.len = 0;
+        kept.damaged = false;
+        kept
+    }
+
+    /// Chunk `index` has been read: folds what is ready, the next chunk in order first,
+    /// until nothing is (a thread folding in order leaves what it folds to be folded
+    /// out of order, by itself or another thread, before the batch ends).
+    fn offer(&self, index: usize, kept: Kept<'data>) {
+        let mut ready = self.ready();
+        ready.chunks[index] = Some(kept);
+        loop {
+            let at = ready.next;
+            let next = match ready.folding {
+                true => None,
+                false => ready.chunks.get_mut(at).and_then(Option::take),
+            };
+            if let Some(kept) = next {
+                ready.next = if kept.damaged { usize::MAX } else { at + 1 };
+                ready.folding = true;
+                drop(ready);
+                self.fold.in_order(kept.read());
+                ready = self.ready();
+                ready.folding = false;
+                ready.cleared.push(kept);
+            } else if let Some(kept) = ready.cleared.pop() {
+                drop(ready);
+                self.fold.any_order(kept.read());
+                ready = self.ready();
+                ready.free.push(kept);
+            } else {
+                return;
+            }
         }
     }
 }
 
-fn fold_chunk<T, S, I, L, F, P>(
-    records: &[KeyRecord<'_>],
+/// Reads the keys of one chunk that pass the filter, folds them into the chunk's value,
+/// and keeps their statistics in `kept` when the pass aggregates; stops at a damaged
+/// value.
+fn read_chunk<'data, T, I, F>(
+    records: &[KeyRecord<'data>],
     pages: &dyn ReleasePages,
     profile: &crate::model::server::ServerProfile,
     filter: &KeyFilter,
-    folding: &Folding<I, L, F, P>,
+    folding: &Folding<I, F>,
+    kept: Option<&mut Kept<'data>>,
 ) -> Folded<T>
 where
     I: Fn() -> T + Sync,
-    L: Fn() -> S + Sync,
-    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
-    P: Fn(&S, &KeyStats<'_>) + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
 {
     let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
-    let mut local = (folding.local)();
-    // Keys are read one ahead of folding, into the two statistics in turn: the key just
-    // read is announced while the previous one is folded.
-    let mut pair = [KeyStats::new(), KeyStats::new()];
-    let mut waiting: Option<usize> = None;
+    let mut single = KeyStats::new();
+    let mut kept = kept;
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
             && !filter.accepts(record, profile.saved_at_ms, || record.key.to_cow().ok())
         {
             continue;
         }
-        let next = waiting.map_or(0, |w| 1 - w);
-        let [first, second] = &mut pair;
-        let (read, previous) = match next {
-            0 => (first, &*second),
-            _ => (second, &*first),
+        let read = match kept.as_deref_mut() {
+            Some(kept) => kept.slot(),
+            None => &mut single,
         };
-        let outcome = read.read(record, profile, &mut scratch);
-        let kept = outcome.is_ok() && filter.keeps(read.memory_bytes);
-        if kept {
-            (folding.prefetch)(&local, read);
-        }
-        if waiting.is_some() {
-            (folding.fold)(&mut value, &mut local, previous);
-        }
-        if let Err(e) = outcome {
+        if let Err(e) = read.read(record, profile, &mut scratch) {
+            if let Some(kept) = kept {
+                kept.damaged = true;
+            }
             return Folded {
                 value,
                 failure: Some((i, e)),
             };
         }
-        waiting = kept.then_some(next);
-    }
-    if let Some(w) = waiting {
-        (folding.fold)(&mut value, &mut local, &pair[w]);
+        if filter.keeps(read.memory_bytes) {
+            (folding.fold)(&mut value, read);
+            if let Some(kept) = kept.as_deref_mut() {
+                kept.len += 1;
+            }
+        }
     }
     Folded {
         value,
@@ -226,7 +353,6 @@ impl<'data> Handover<'data> {
                     error,
                     last_key: last.as_ref().map(owned_key),
                     keys_read: self.done + at as u64,
-                    folded_past: ci + 1 < count,
                     input: None,
                 }));
             }
@@ -252,20 +378,22 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
 /// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
-/// values in file order (including the partial chunk before a damaged value).
-pub fn run<T, S, I, L, F, P>(
+/// values in file order (including the partial chunk before a damaged value); `key_fold`
+/// takes every key, up to a damaged value.
+pub fn run<T, I, F, K>(
     dump: &Dump,
     options: &Options,
-    folding: Folding<I, L, F, P>,
+    folding: Folding<I, F>,
+    key_fold: &K,
     mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
     T: Send,
     I: Fn() -> T + Sync,
-    L: Fn() -> S + Sync,
-    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
-    P: Fn(&S, &KeyStats<'_>) + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+    K: Aggregating,
 {
+    let sequencer = Sequencer::new(key_fold);
     let mut scan = DumpScan::of(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
@@ -293,9 +421,21 @@ where
                         Ok((damage, limit.apply(&mut ahead) && more))
                     },
                     || {
+                        sequencer.start_batch(current.len().div_ceil(CHUNK));
                         current
                             .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
+                            .enumerate()
+                            .map(|(index, c)| {
+                                let filter = &options.filter;
+                                if !K::FOLDS {
+                                    return read_chunk(c, dump, &p, filter, &folding, None);
+                                }
+                                let mut kept = sequencer.take();
+                                let read =
+                                    read_chunk(c, dump, &p, filter, &folding, Some(&mut kept));
+                                sequencer.offer(index, kept);
+                                read
+                            })
                             .collect::<Vec<_>>()
                     },
                 );
@@ -329,7 +469,6 @@ where
             error,
             last_key: info.last_key.clone(),
             keys_read: info.keys,
-            folded_past: false,
             input: None,
         })
     });
@@ -340,7 +479,6 @@ where
             error: DecodeError::malformed(cut.offset, "compressed input", "after the dump's end"),
             last_key: info.last_key.clone(),
             keys_read: info.keys,
-            folded_past: false,
             input: None,
         });
         d.input = Some(cut.to_string());

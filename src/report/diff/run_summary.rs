@@ -281,7 +281,8 @@ impl RunSummary {
                 ))
             }
         };
-        // Version 2 added fields only (`state`): both read the same way.
+        // Version 2 added fields only (`state`); 3 changed what a string's elements are
+        // (`reconcile_elements`): all read the same way.
         if !(1..=u64::from(SCHEMA_VERSION)).contains(&version) {
             return Err(format!(
                 "{origin}: summary.json schema_version {version}: this rdbscope reads versions \
@@ -290,6 +291,82 @@ impl RunSummary {
             ));
         }
         serde_json::from_value(document).map_err(|e| format!("{origin}: not a summary.json: {e}"))
+    }
+
+    /// Written by an rdbscope that counted a string's length as its elements: a schema
+    /// version before 3 whose strings hold elements.
+    fn counts_string_lengths(&self) -> bool {
+        let is_string = |name: &str| name == "string";
+        self.schema_version < 3
+            && (self
+                .by_type
+                .iter()
+                .any(|t| is_string(&t.type_name) && t.counts.elements > 0)
+                || self
+                    .top_keys
+                    .by_memory
+                    .iter()
+                    .any(|k| is_string(&k.type_name) && k.elements.is_some_and(|e| e > 0)))
+    }
+
+    /// When one side was written by an rdbscope that counted a string's length as its
+    /// elements and the other was not (a version 2 summary whose strings hold none needs
+    /// nothing): takes strings' lengths out of that side's elements
+    /// where the summary says what they were (totals, types, encodings, top keys, a single
+    /// db), gives its dbs the other side's elements where it does not (so no change is
+    /// shown), and says so.
+    pub fn reconcile_elements(old: &mut RunSummary, new: &mut RunSummary) -> Option<String> {
+        let (older, newer, side) = match (old.counts_string_lengths(), new.counts_string_lengths())
+        {
+            (true, false) => (old, &*new, "OLD"),
+            (false, true) => (new, &*old, "NEW"),
+            _ => return None,
+        };
+        let is_string = |name: &str| name == "string";
+        let lengths: u64 = older
+            .by_type
+            .iter()
+            .filter(|t| is_string(&t.type_name))
+            .map(|t| t.counts.elements)
+            .sum();
+        older.totals.elements = older.totals.elements.saturating_sub(lengths);
+        for t in older.by_type.iter_mut().filter(|t| is_string(&t.type_name)) {
+            t.counts.elements = 0;
+        }
+        for e in older
+            .by_encoding
+            .iter_mut()
+            .filter(|e| is_string(&e.type_name))
+        {
+            e.counts.elements = 0;
+        }
+        for k in older
+            .top_keys
+            .by_memory
+            .iter_mut()
+            .filter(|k| is_string(&k.type_name))
+        {
+            k.elements = Some(0);
+        }
+        let dbs = match older.by_db.as_mut_slice() {
+            [only] => {
+                only.counts.elements = older.totals.elements;
+                ""
+            }
+            dbs => {
+                for db in dbs {
+                    if let Some(other) = newer.by_db.iter().find(|n| n.db == db.db) {
+                        db.counts.elements = other.counts.elements;
+                    }
+                }
+                "; its elements per db are not compared"
+            }
+        };
+        Some(format!(
+            "{side} was written by an older rdbscope (summary.json schema_version {}), which \
+             counted a string's length as its elements: strings are left out of its elements{dbs}",
+            older.schema_version
+        ))
     }
 
     /// A summary.json file's text.
@@ -316,7 +393,7 @@ mod tests {
         assert!(
             e.contains("old.json")
                 && e.contains("schema_version 99")
-                && e.contains("reads versions 1 to 2"),
+                && e.contains("reads versions 1 to 3"),
             "{e}"
         );
         let e = RunSummary::parse(r#"{"keys": 3}"#, "x.json").unwrap_err();

@@ -83,6 +83,9 @@ impl RowBuild for RowBuilder {
 /// The writers a run's rows go to, in file order.
 pub struct RowSinks<'s, 'w> {
     text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
+    /// The text header, until it goes out with the first rows (or at the end of a run
+    /// that read no key): a run refused before its first key writes nothing.
+    header: Option<String>,
     columns: Option<ColumnThread<'s>>,
     /// Text rows name their dump (the run reads several).
     with_file: bool,
@@ -161,8 +164,13 @@ impl<'s, 'w: 's> RowSinks<'s, 'w> {
         write: impl FnOnce(&mut RowSinks<'_, 'w>) -> io::Result<T>,
     ) -> io::Result<T> {
         std::thread::scope(|scope| {
-            let mut sinks = RowSinks::begin(scope, text, columns, several_dumps)?;
-            let written = write(&mut sinks);
+            let mut sinks = RowSinks::begin(scope, text, columns, several_dumps);
+            let mut written = write(&mut sinks);
+            if written.is_ok() {
+                if let Err(e) = sinks.write_header() {
+                    written = Err(e);
+                }
+            }
             // The footer only after rows that all went out; the writer joined either way.
             let finished = sinks.finish();
             let written = written?;
@@ -175,21 +183,16 @@ impl<'s, 'w: 's> RowSinks<'s, 'w> {
         text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
         columns: Option<(ColumnFormat, &'w mut (dyn Write + Send))>,
         several_dumps: bool,
-    ) -> io::Result<Self> {
+    ) -> Self {
         let with_file = several_dumps;
-        let text = match text {
-            Some((format, out)) => {
-                out.write_all(format.header(with_file).as_bytes())?;
-                Some((format, out))
-            }
-            None => None,
-        };
+        let header = text.as_ref().map(|(format, _)| format.header(with_file));
         let columns = columns.map(|(format, out)| ColumnThread::start(scope, format, out));
-        Ok(RowSinks {
+        RowSinks {
             text,
+            header,
             columns,
             with_file,
-        })
+        }
     }
 
     fn finish(mut self) -> io::Result<()> {
@@ -197,6 +200,16 @@ impl<'s, 'w: 's> RowSinks<'s, 'w> {
         match &mut self.columns {
             Some(columns) => columns.join(),
             None => Ok(()),
+        }
+    }
+}
+
+impl RowSinks<'_, '_> {
+    /// Writes the text header if it has not gone out yet.
+    fn write_header(&mut self) -> io::Result<()> {
+        match (self.header.take(), &mut self.text) {
+            (Some(header), Some((_, out))) => out.write_all(header.as_bytes()),
+            _ => Ok(()),
         }
     }
 }
@@ -219,6 +232,7 @@ impl RowSink for RowSinks<'_, '_> {
     }
 
     fn batch(&mut self, rows: RowBatch) -> io::Result<()> {
+        self.write_header()?;
         if let Some((_, out)) = &mut self.text {
             out.write_all(&rows.text)?;
         }

@@ -39,7 +39,7 @@ const TABLE_ROWS: usize = 200;
 /// few huge keys cannot blow up the page.
 const NAME_CHARS: usize = 200;
 
-const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:75em;padding:0 1em;color:#222}
+const STYLE: &str = ".partial{background:#fde2e1;border:1px solid #b3261e;padding:.5em 1em}body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:75em;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.8em}h3{font-size:1em}
 nav a{margin-right:1em}section{padding-bottom:.5em}
 table{border-collapse:collapse;margin:.5em 0}th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
@@ -114,6 +114,26 @@ fn name_html(name: &str) -> String {
 
 /// The page for `s` (the `summary.json` of the same run); with `baseline`, a "Since
 /// baseline" section after the headline.
+/// The run covers only part of its dumps: said above everything else, the dumps that
+/// could not be opened first, then the damaged ones.
+fn partial_banner(out: &mut String, s: &Summary) {
+    if !s.partial {
+        return;
+    }
+    let mut files: Vec<_> = s.files.iter().filter(|f| f.error.is_some()).collect();
+    files.sort_by_key(|f| f.magic.is_some());
+    let which: Vec<String> = files
+        .iter()
+        .map(|f| format!("{}: {}", f.path, f.error.as_deref().unwrap_or_default()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "<p class=\"partial\"><strong>PARTIAL</strong>: these numbers cover only what could be \
+         read of the dumps ({})</p>",
+        name_html(&which.join("; "))
+    );
+}
+
 pub fn render(s: &Summary, baseline: Option<&Diff>) -> String {
     let mut out = String::with_capacity(256 << 10);
     let title = match s.files.as_slice() {
@@ -151,6 +171,7 @@ pub fn render(s: &Summary, baseline: Option<&Diff>) -> String {
         let _ = write!(out, "<a href=\"#{id}\">{label}</a>");
     }
     out.push_str("</nav>\n");
+    partial_banner(&mut out, s);
     headline(&mut out, s);
     if let Some(d) = baseline {
         baseline::section(&mut out, d);

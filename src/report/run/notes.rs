@@ -7,6 +7,33 @@ use crate::pass::analysis::FileSummary;
 use crate::text::escape::escape_key;
 use crate::text::words::plural;
 
+/// The line a table output starts with when the run covers only part of its dumps: those
+/// that could not be opened first, then the damaged ones, each with why.
+pub fn partial_banner(files: &[FileSummary]) -> Option<String> {
+    let mut missing: Vec<String> = Vec::new();
+    let mut damaged: Vec<String> = Vec::new();
+    for f in files {
+        if let Some(e) = &f.error {
+            let line = format!(
+                "{}: {}",
+                escape_key(f.name.as_bytes()),
+                escape_key(e.as_bytes())
+            );
+            match f.magic {
+                None => missing.push(line),
+                Some(_) => damaged.push(line),
+            }
+        }
+    }
+    missing.extend(damaged);
+    (!missing.is_empty()).then(|| {
+        format!(
+            "PARTIAL: these numbers cover only what could be read of the dumps ({})\n\n",
+            missing.join("; ")
+        )
+    })
+}
+
 /// Notes about the dumps themselves.
 pub fn file_notes(files: &[FileSummary]) -> Vec<String> {
     let mut notes = Vec::new();

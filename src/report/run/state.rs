@@ -139,10 +139,17 @@ impl RunState {
         let current = super::summary::SCHEMA_VERSION;
         match version.as_u64() {
             Some(v) if v == u64::from(current) => {}
+            Some(2) => {
+                return Err(format!(
+                    "{origin}: summary.json schema_version 2 counts a string's length as its \
+                     elements (version {current} counts collections' only): run rdbscope report \
+                     on that dump again"
+                ))
+            }
             Some(v) if v < u64::from(current) => {
                 return Err(format!(
                     "{origin}: summary.json schema_version {v} carries no mergeable state (it \
-                     came with version {current}): run rdbscope report on that dump again"
+                     came with version 2): run rdbscope report on that dump again"
                 ))
             }
             _ => {

@@ -19,8 +19,9 @@ use crate::text::escape::{escape_key, text_and_base64};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// 2: `state`, what `rdbscope merge` reads.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 2: `state`, what `rdbscope merge` reads. 3: a string holds no elements (2 counted its
+/// length).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Rows of the hash-tag and heaviest-slot lists.
 const CLUSTER_ROWS: usize = 20;

@@ -430,7 +430,7 @@ pub fn report(
     let short_rows = table_rows.unwrap_or(SHORT_ROWS);
     let m = &a.merged;
     let whole = Whole::from(m.totals.all());
-    let mut out = String::new();
+    let mut out = super::notes::partial_banner(&a.files).unwrap_or_default();
     files_section(&mut out, &a.files);
 
     let mut t = counts_table("type");
