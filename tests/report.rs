@@ -848,7 +848,7 @@ fn aggregates_stop_where_the_rows_stop_at_a_damaged_value() {
     let tmp = TempDir::new().unwrap();
     let dump = tmp.path().join("late-damage.rdb");
     craft::late_damage_dump(&dump, 40_000, 30_000).unwrap();
-    for threads in ["1", "2"] {
+    for threads in ["1", "2", "8"] {
         let (dir, out) = report_dir(&[&dump], &["--threads", threads]);
         assert_eq!(code(&out), 2, "{threads} threads");
         let s = summary(dir.path());

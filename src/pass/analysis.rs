@@ -26,7 +26,6 @@ use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
 use crate::rdb::header::Header;
-use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -192,7 +191,8 @@ trait DumpFold: Aggregating {
 /// in any order, built by `make` and merged after the pass.
 struct PerDump<A: Send, M> {
     ordered: Mutex<A>,
-    locals: ThreadLocal<RefCell<A>>,
+    /// Never contended: a thread's own.
+    locals: ThreadLocal<Mutex<A>>,
     make: M,
 }
 
@@ -217,15 +217,20 @@ impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
         }
     }
 
-    /// Borrowed for a whole chunk: folding calls nothing that lets the pool run other
-    /// work on the thread, so no second borrow of the same aggregator can begin.
     fn any_order(&self, keys: &[KeyStats<'_>]) {
         let mut local = self
             .locals
-            .get_or(|| RefCell::new((self.make)()))
-            .borrow_mut();
+            .get_or(|| Mutex::new((self.make)()))
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         for key in keys {
             local.add(key);
+        }
+    }
+
+    fn forget_any_order(&self) {
+        for local in self.locals.iter() {
+            *local.lock().unwrap_or_else(PoisonError::into_inner) = (self.make)();
         }
     }
 }
@@ -239,7 +244,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         for local in self.locals {
-            aggregate += local.into_inner();
+            aggregate += local.into_inner().unwrap_or_else(PoisonError::into_inner);
         }
         aggregate
     }

@@ -33,8 +33,9 @@ use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::text::escape::escape_key;
 use crate::text::words::plural;
 use rayon::prelude::*;
+use std::collections::VecDeque;
 use std::io;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Keys scanned ahead while the previous batch is analysed.
 const BATCH: usize = 16 * 1024;
@@ -131,9 +132,11 @@ pub trait Aggregating: Sync {
     /// Folds `keys`, the next ones in file order, into what depends on the order keys
     /// come in; one thread at a time.
     fn in_order(&self, keys: &[KeyStats<'_>]);
-    /// Folds `keys`, already folded in order, into what does not depend on the order;
-    /// on any thread, several at once.
+    /// Folds `keys` into what does not depend on the order; on any thread, several at
+    /// once.
     fn any_order(&self, keys: &[KeyStats<'_>]);
+    /// Empties what [`Aggregating::any_order`] folded.
+    fn forget_any_order(&self);
 }
 
 /// Nothing folded: a pass that only builds its chunk values (`keys`, `info`).
@@ -143,6 +146,7 @@ impl Aggregating for NoFold {
     const FOLDS: bool = false;
     fn in_order(&self, _: &[KeyStats<'_>]) {}
     fn any_order(&self, _: &[KeyStats<'_>]) {}
+    fn forget_any_order(&self) {}
 }
 
 /// The statistics of a chunk's keys that passed the filters, kept for the folds.
@@ -168,54 +172,99 @@ impl<'data> Kept<'data> {
     }
 }
 
-/// The chunks of the batch being read, folded by whichever thread finds work: the next
-/// chunk of the file in order (one thread at a time), then any chunk folded in order into
-/// what does not depend on order (several threads at once). A chunk past a damaged value
-/// is folded neither way.
+/// The chunks read so far and not yet folded both ways, folded by whichever thread finds
+/// work: the next chunk of the file in order (one thread at a time), then any chunk folded
+/// in order into what does not depend on order (several threads at once). A chunk past a
+/// damaged value is folded neither way.
+///
+/// A thread folds in order only up to the chunk it read itself, so none is kept folding
+/// chunks of its batch after the others are done with it: what is left waits for the
+/// threads of the next batch, or for [`Sequencer::finish`]. The pool never waits at the
+/// end of a batch for the one thread that may fold in order. A thread that finds
+/// [`MAX_BEHIND`] chunks waiting waits to fold them itself, so the chunks kept stay
+/// bounded however many threads read.
 struct Sequencer<'data, 'f, F> {
     ready: Mutex<Ready<'data>>,
+    /// Signalled when a thread stops folding in order.
+    folded: Condvar,
     fold: &'f F,
 }
 
+/// Chunks read and waiting to be folded in order beyond which a reading thread stops to
+/// fold them: two batches' worth.
+const MAX_BEHIND: usize = 2 * BATCH / CHUNK;
+
+/// Chunks waiting to be folded in order beyond which a thread other than the last to fold
+/// them takes over.
+const HAND_OVER_BEHIND: usize = 4;
+
 struct Ready<'data> {
-    /// The batch's chunks read and not yet folded in order, by index.
-    chunks: Vec<Option<Kept<'data>>>,
-    /// The chunk to fold in order next (past the end once a damaged one is folded).
-    next: usize,
+    /// Chunks read or being read, from the next to fold in order on (`None`: not read
+    /// yet).
+    waiting: VecDeque<Option<Kept<'data>>>,
+    /// Index in the pass of the chunk to fold in order next (`None` once a damaged one is
+    /// folded: no later chunk is).
+    next: Option<usize>,
+    /// Index in the pass of the current batch's first chunk.
+    batch_start: usize,
     /// A thread is folding in order.
     folding: bool,
-    /// Chunks folded in order, not yet folded into what does not depend on order.
-    cleared: Vec<Kept<'data>>,
+    /// The pool thread that folded in order last: the one to do it next, whose cache
+    /// holds the tables (they would move between cores with every chunk otherwise).
+    folder: Option<usize>,
+    /// The record offset of the first damaged value met, if any.
+    damaged_at: Option<u64>,
     /// Statistics folded both ways, for chunks to come to read into.
     free: Vec<Kept<'data>>,
+}
+
+impl<'data> Ready<'data> {
+    /// The next chunk in order if it has been read and is not past `last` (an index in
+    /// the pass), taken out to be folded.
+    fn take_next(&mut self, last: usize) -> Option<Kept<'data>> {
+        let next = self.next.filter(|&n| n <= last)?;
+        let kept = self.waiting.front_mut()?.take()?;
+        self.waiting.pop_front();
+        self.next = (!kept.damaged).then_some(next + 1);
+        Some(kept)
+    }
+
+    /// Chunks read and not folded in order.
+    fn behind(&self) -> usize {
+        self.waiting.iter().filter(|c| c.is_some()).count()
+    }
 }
 
 impl<'data, 'f, F: Aggregating> Sequencer<'data, 'f, F> {
     fn new(fold: &'f F) -> Self {
         Sequencer {
             ready: Mutex::new(Ready {
-                chunks: Vec::new(),
-                next: 0,
+                waiting: VecDeque::new(),
+                next: Some(0),
+                batch_start: 0,
                 folding: false,
-                cleared: Vec::new(),
+                folder: None,
+                damaged_at: None,
                 free: Vec::new(),
             }),
+            folded: Condvar::new(),
             fold,
         }
     }
 
-    fn ready(&self) -> std::sync::MutexGuard<'_, Ready<'data>> {
+    fn ready(&self) -> MutexGuard<'_, Ready<'data>> {
         self.ready.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A batch of `chunks` chunks is about to be read.
-    fn start_batch(&self, chunks: usize) {
+    /// A batch of `chunks` chunks is about to be read: returns the pass index of its first.
+    fn start_batch(&self, chunks: usize) -> usize {
         let mut ready = self.ready();
-        debug_assert!(ready.chunks.iter().all(Option::is_none));
-        debug_assert!(ready.cleared.is_empty());
-        ready.chunks.clear();
-        ready.chunks.resize_with(chunks, || None);
-        ready.next = 0;
+        let start = ready.batch_start;
+        if let Some(next) = ready.next {
+            ready.waiting.resize_with(start + chunks - next, || None);
+        }
+        ready.batch_start = start + chunks;
+        start
     }
 
     /// Room for a chunk's statistics.
@@ -230,34 +279,101 @@ impl<'data, 'f, F: Aggregating> Sequencer<'data, 'f, F> {
         kept
     }
 
-    /// Chunk `index` has been read: folds what is ready, the next chunk in order first,
-    /// until nothing is (a thread folding in order leaves what it folds to be folded
-    /// out of order, by itself or another thread, before the batch ends).
+    /// Chunk `index` (in the pass) has been read: folds what is ready, the next chunks in
+    /// order up to this one first, until nothing is.
     fn offer(&self, index: usize, kept: Kept<'data>) {
         let mut ready = self.ready();
-        ready.chunks[index] = Some(kept);
+        match ready.next {
+            Some(next) => ready.waiting[index - next] = Some(kept),
+            // Past a damaged value: never folded.
+            None => ready.free.push(kept),
+        }
+        self.fold_ready(ready, index);
+    }
+
+    /// A chunk stopped at a damaged value in the record at `offset`.
+    fn damaged_at(&self, offset: u64) {
+        let mut ready = self.ready();
+        ready.damaged_at = Some(ready.damaged_at.map_or(offset, |at| at.min(offset)));
+    }
+
+    /// Folds the chunks left to fold: every chunk has been read. Returns the record offset
+    /// of the first damaged value, if a chunk met one.
+    fn finish(&self) -> Option<u64> {
+        self.fold_ready(self.ready(), usize::MAX);
+        self.ready().damaged_at
+    }
+
+    fn fold_ready<'g>(&'g self, mut ready: MutexGuard<'g, Ready<'data>>, last: usize) {
+        let me = rayon::current_thread_index();
         loop {
-            let at = ready.next;
-            let next = match ready.folding {
+            // The thread that folded in order last goes on doing so; another takes over
+            // when it lags by a few chunks (it is reading a long value), or at the end.
+            let mine = ready.folder.is_none()
+                || ready.folder == me
+                || last == usize::MAX
+                || ready.behind() > HAND_OVER_BEHIND;
+            let next = match ready.folding || !mine {
                 true => None,
-                false => ready.chunks.get_mut(at).and_then(Option::take),
+                false => ready.take_next(last),
             };
             if let Some(kept) = next {
-                ready.next = if kept.damaged { usize::MAX } else { at + 1 };
                 ready.folding = true;
+                ready.folder = me;
                 drop(ready);
                 self.fold.in_order(kept.read());
                 ready = self.ready();
                 ready.folding = false;
-                ready.cleared.push(kept);
-            } else if let Some(kept) = ready.cleared.pop() {
-                drop(ready);
-                self.fold.any_order(kept.read());
-                ready = self.ready();
                 ready.free.push(kept);
+                self.folded.notify_all();
+            } else if ready.folding && ready.behind() > MAX_BEHIND {
+                ready = self
+                    .folded
+                    .wait(ready)
+                    .unwrap_or_else(PoisonError::into_inner);
             } else {
                 return;
             }
+        }
+    }
+}
+
+/// Folds every key of `dump` whose record comes before offset `end` into what does not
+/// depend on order, on this thread.
+fn fold_any_order_before<K: Aggregating>(dump: &Dump, options: &Options, fold: &K, end: u64) {
+    let nothing = Folding {
+        init: || (),
+        fold: |_: &mut (), _: &KeyStats<'_>| {},
+    };
+    let mut scan = DumpScan::of(dump);
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut kept = Kept {
+        keys: Vec::new(),
+        len: 0,
+        damaged: false,
+    };
+    loop {
+        batch.clear();
+        let more = scan.next_batch(&mut batch, BATCH);
+        let Some(profile) = scan.profile() else {
+            return;
+        };
+        let profile = options.overrides.apply(profile);
+        let before = batch.partition_point(|r| r.offset < end);
+        for chunk in batch[..before].chunks(CHUNK) {
+            kept.len = 0;
+            read_chunk(
+                chunk,
+                dump,
+                &profile,
+                &options.filter,
+                &nothing,
+                Some(&mut kept),
+            );
+            fold.any_order(kept.read());
+        }
+        if !more || before < batch.len() {
+            return;
         }
     }
 }
@@ -421,7 +537,7 @@ where
                         Ok((damage, limit.apply(&mut ahead) && more))
                     },
                     || {
-                        sequencer.start_batch(current.len().div_ceil(CHUNK));
+                        let first = sequencer.start_batch(current.len().div_ceil(CHUNK));
                         current
                             .par_chunks(CHUNK)
                             .enumerate()
@@ -433,7 +549,12 @@ where
                                 let mut kept = sequencer.take();
                                 let read =
                                     read_chunk(c, dump, &p, filter, &folding, Some(&mut kept));
-                                sequencer.offer(index, kept);
+                                // Folded while its statistics are in this core's cache.
+                                key_fold.any_order(kept.read());
+                                if let Some((i, _)) = read.failure {
+                                    sequencer.damaged_at(c[i].offset);
+                                }
+                                sequencer.offer(first + index, kept);
                                 read
                             })
                             .collect::<Vec<_>>()
@@ -462,6 +583,13 @@ where
             }
             handover.hand_over(to_hand, &mut consume)
         });
+    // Chunks read in the last batches may be waiting to be folded.
+    if let Some(at) = sequencer.finish() {
+        // Chunks after the damaged value were folded into what does not depend on order as
+        // they were read: fold again what came before it (a damaged dump is rare).
+        key_fold.forget_any_order();
+        fold_any_order_before(dump, options, key_fold, at);
+    }
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
     let mut damage = value_damage.or_else(|| {
