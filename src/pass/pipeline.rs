@@ -11,17 +11,21 @@
 //! # The same result whatever the threads
 //!
 //! A key is read (its value walked, its encoding and memory modelled) on whichever pool
-//! thread takes its chunk; a chunk keeps the statistics of the keys it read, and what the
-//! pass aggregates ([`Aggregating`]) takes them in two steps. First in file order: whichever
-//! thread finds the next chunk of the file ready folds it into what depends on the order
-//! keys come in (the heavy-hitter tables of `analyze::groups`, whose light rows depend on
-//! the order they met the keys in), one thread at a time, while the other threads go on
-//! reading. Then in any order, on any thread and several at once: into what merges the
-//! same whatever the order (sums, histograms, totally ordered rankings), one aggregate a
-//! thread. So the aggregates are the same whatever `--threads` is and however the pool
-//! schedules: those of one thread reading the dump from start to end. A chunk is folded
-//! either way only once every chunk before it has been: the aggregates never hold a key
-//! after a damaged value.
+//! thread takes its chunk, and what the pass aggregates ([`Aggregating`]) takes it in two
+//! ways. Into what merges the same whatever the order (sums, histograms, totally ordered
+//! rankings), on the thread that read the chunk, right after reading it (one aggregate a
+//! thread, merged after the pass). Into what depends on the order keys come in (the
+//! heavy-hitter tables of `analyze::groups`, whose light rows depend on the order they met
+//! the keys in), in file order, one thread at a time, from the statistics the chunk keeps:
+//! the thread that folded the last chunk in order folds the next ones up to the chunk it
+//! read itself, while the others go on reading, so the tables stay in one core's cache
+//! and no thread holds the pool at the end of a batch; chunks left waiting are folded by
+//! the threads of the next batch, or at the end of the pass. So the aggregates are the
+//! same whatever `--threads` is and however the pool schedules: those of one thread
+//! reading the dump from start to end. No chunk after a damaged value is folded in order;
+//! the order-free aggregates, which took every chunk as it was read, are emptied and
+//! folded again up to the damaged value (one more read of what came before it, for a
+//! damaged dump only).
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
