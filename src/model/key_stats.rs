@@ -13,10 +13,10 @@ use crate::model::memory;
 use crate::model::server::ServerProfile;
 use crate::rdb::checksum::hash_slot;
 use crate::rdb::element::parse_canonical_i64;
-use crate::rdb::length::read_string;
 use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
-    summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType, Scratch, ValueSummary,
+    summarize_string_into, summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType,
+    Scratch, ValueSummary,
 };
 use std::borrow::Cow;
 
@@ -114,14 +114,24 @@ impl<'data> KeyStats<'data> {
             _ => 0,
         };
         self.memory = MemoryFacts::new(profile.allocator, compact_limit, profile.valkey_9());
-        summarize_value_into(
-            record.value_type,
-            record.template.as_ref(),
-            &mut record.value_bytes(),
-            scratch,
-            &mut self.memory,
-            &mut self.summary,
-        )?;
+        // A string's value is read once, on the decoder's straight path, and kept for the
+        // rules that look inside it (`lint`'s value.json-string).
+        self.string_value = if redis_type == RedisType::String {
+            Some(summarize_string_into(
+                &mut record.value_bytes(),
+                &mut self.summary,
+            )?)
+        } else {
+            summarize_value_into(
+                record.value_type,
+                record.template.as_ref(),
+                &mut record.value_bytes(),
+                scratch,
+                &mut self.memory,
+                &mut self.summary,
+            )?;
+            None
+        };
         let summary = &self.summary;
         let encoding = profile.loaded_encoding(record.value_type, summary, self.key.len() as u64);
         self.db = record.db;
@@ -151,11 +161,6 @@ impl<'data> KeyStats<'data> {
             .map(|(at, now)| at.saturating_sub(now).div_euclid(1000));
         self.idle_s = record.idle_s;
         self.lfu_freq = record.lfu_freq;
-        // Re-reading the length prefix costs a few bytes; the value itself stays unread.
-        self.string_value = match redis_type {
-            RedisType::String => Some(read_string(&mut record.value_bytes(), "string value")?),
-            _ => None,
-        };
         Ok(())
     }
 

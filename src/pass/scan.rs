@@ -100,6 +100,16 @@ fn owned(s: &RdbString<'_>) -> Result<Vec<u8>, DecodeError> {
     s.to_cow().map(|c| c.into_owned())
 }
 
+/// Keys of one db read in a row: counted here, and added to the db's [`DbCounts`] once
+/// the run ends (another db, another record, the end of a batch), one map lookup a run
+/// rather than one a key.
+#[derive(Default)]
+struct DbRun {
+    db: u64,
+    keys: u64,
+    expires: u64,
+}
+
 /// A scan in progress: pull keys with [`DumpScan::next_batch`], then [`DumpScan::finish`].
 pub struct DumpScan<'data> {
     data: &'data [u8],
@@ -107,6 +117,8 @@ pub struct DumpScan<'data> {
     info: DumpInfo,
     profile: Option<ServerProfile>,
     last_key: Option<(u64, RdbString<'data>)>,
+    /// Keys read since the counts were last added to [`DumpInfo::dbs`], all of one db.
+    run: DbRun,
     /// The stored CRC64 and the length it covers, once the trailer was read.
     stored_checksum: Option<(u64, usize)>,
 }
@@ -145,6 +157,7 @@ impl<'data> DumpScan<'data> {
             info,
             profile: None,
             last_key: None,
+            run: DbRun::default(),
             stored_checksum: None,
         }
     }
@@ -174,16 +187,23 @@ impl<'data> DumpScan<'data> {
     /// or damage, see [`DumpScan::finish`]). A batch never spans an aux field, so one
     /// profile holds for all of its keys.
     pub fn next_batch(&mut self, batch: &mut Vec<KeyRecord<'data>>, max: usize) -> bool {
+        let before = batch.len();
+        let mut more = true;
         while batch.len() < max {
             if !self.step(batch) {
-                return false;
+                more = false;
+                break;
             }
             if self.profile.is_none() && !batch.is_empty() {
                 // An aux field arrived after keys of this batch: end it here.
-                return true;
+                break;
             }
         }
-        true
+        self.end_run();
+        if batch.len() > before {
+            self.last_key = batch.last().map(|k| (k.db, k.key));
+        }
+        more
     }
 
     /// Reads the records before the first key (header, aux fields, functions): what a
@@ -232,13 +252,28 @@ impl<'data> DumpScan<'data> {
         if self.profile.is_none() {
             self.profile = self.info.profile();
         }
-        let counts = self.info.dbs.entry(k.db).or_default();
-        counts.keys = counts.keys.saturating_add(1);
-        counts.expires = counts
+        if k.db != self.run.db {
+            self.end_run();
+            self.run.db = k.db;
+        }
+        self.run.keys = self.run.keys.saturating_add(1);
+        self.run.expires = self
+            .run
             .expires
             .saturating_add(u64::from(k.expire_ms.is_some()));
         self.info.keys = self.info.keys.saturating_add(1);
-        self.last_key = Some((k.db, k.key));
+    }
+
+    /// Adds the run of keys read since the last call to their db's counts.
+    fn end_run(&mut self) {
+        if self.run.keys == 0 {
+            return;
+        }
+        let counts = self.info.dbs.entry(self.run.db).or_default();
+        counts.keys = counts.keys.saturating_add(self.run.keys);
+        counts.expires = counts.expires.saturating_add(self.run.expires);
+        self.run.keys = 0;
+        self.run.expires = 0;
     }
 
     fn absorb(
@@ -246,10 +281,12 @@ impl<'data> DumpScan<'data> {
         record: Record<'data>,
         batch: &mut Vec<KeyRecord<'data>>,
     ) -> Result<(), DecodeError> {
+        self.end_run();
         match record {
             Record::Key(k) => {
                 batch.push(k);
                 self.count_key(batch);
+                self.last_key = Some((k.db, k.key));
             }
             Record::Aux { key, value } => {
                 self.info.aux.push((owned(&key)?, owned(&value)?));
@@ -311,6 +348,7 @@ impl<'data> DumpScan<'data> {
     /// a prefix of the given length; it is used when it covers exactly the checksummed
     /// bytes, else the CRC is computed here when `verify` is set.
     pub fn finish(mut self, verify: bool, crc: Option<(usize, u64)>) -> DumpInfo {
+        self.end_run();
         if let (true, Some((stored, len))) = (verify, self.stored_checksum) {
             let computed = match crc {
                 Some((l, c)) if l == len => c,

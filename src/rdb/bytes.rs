@@ -91,6 +91,24 @@ impl<'data> Bytes<'data> {
         Ok(&self.data[start..self.pos])
     }
 
+    /// A string stored raw with a 6-bit length (under 64 bytes: most keys and small
+    /// values), read on the shortest path: its bytes, or `None` with nothing consumed when
+    /// the string has another form or runs past the end (the caller then reads it the
+    /// general way, which says what is wrong).
+    #[inline(always)]
+    pub fn read_short_raw_string(&mut self) -> Option<&'data [u8]> {
+        let &first = self.data.get(self.pos)?;
+        if first >= 0x40 {
+            return None;
+        }
+        // `pos` indexes a byte of `data`, so neither sum can overflow.
+        let start = self.pos.saturating_add(1);
+        let end = start.saturating_add(usize::from(first));
+        let bytes = self.data.get(start..end)?;
+        self.pos = end;
+        Some(bytes)
+    }
+
     #[inline]
     pub fn skip(&mut self, len: u64, reading: &'static str) -> Result<()> {
         self.read_bytes(len, reading).map(|_| ())

@@ -162,10 +162,22 @@ pub fn read_count(r: &mut Bytes<'_>, min_bytes_each: u64, reading: &'static str)
     Ok(n)
 }
 
-/// Reads a string. Raw strings with a 6- or 14-bit length (keys and most values) take an
-/// inlined fast path; everything else goes through [`read_string_general`].
+/// Reads a string. Raw strings with a 6-bit length (most keys) take the shortest path,
+/// those with a 14-bit length (most values) an inlined one; everything else goes through
+/// [`read_string_general`].
 #[inline(always)]
 pub fn read_string<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
+    match r.read_short_raw_string() {
+        Some(bytes) => Ok(RdbString::Raw(bytes)),
+        None => read_string_longer(r, reading),
+    }
+}
+
+#[inline]
+fn read_string_longer<'data>(
+    r: &mut Bytes<'data>,
+    reading: &'static str,
+) -> Result<RdbString<'data>> {
     let mut fast = *r;
     if let Ok(first) = fast.read_u8(reading) {
         let len = match first >> 6 {

@@ -334,13 +334,20 @@ impl<'data> Scanner<'data> {
                     let key = read_string(&mut self.r, "key")?;
                     let value_offset = self.r.offset();
                     let start = self.r.position();
-                    let template = self.referenced_template(value_type)?;
-                    skip_value(
-                        value_type,
-                        template.as_ref(),
-                        &mut self.r,
-                        &mut self.scratch,
-                    )?;
+                    let template = if value_type == ValueType::String {
+                        // The commonest record, on a straight path: its value is one string.
+                        read_string(&mut self.r, "string value")?;
+                        None
+                    } else {
+                        let template = self.referenced_template(value_type)?;
+                        skip_value(
+                            value_type,
+                            template.as_ref(),
+                            &mut self.r,
+                            &mut self.scratch,
+                        )?;
+                        template
+                    };
                     let value = self.r.since(start);
                     keys.push(KeyRecord {
                         db: self.db,
@@ -393,11 +400,16 @@ impl<'data> Scanner<'data> {
         if self.done {
             return None;
         }
-        let next = self.next_record(keys);
-        if matches!(next, Err(_) | Ok(Next::Record(Record::Eof { .. }))) {
-            self.done = true;
+        match self.next_record(keys) {
+            // A key, the common case: nothing to copy but the variant.
+            Ok(Next::Key) => Some(Ok(Next::Key)),
+            next => {
+                if matches!(next, Err(_) | Ok(Next::Record(Record::Eof { .. }))) {
+                    self.done = true;
+                }
+                Some(next)
+            }
         }
-        Some(next)
     }
 }
 

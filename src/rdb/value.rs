@@ -179,6 +179,33 @@ pub fn summarize_value_into<S: ValueSink>(
     walk::<true, S>(vt, template, r, scratch, s, sink)
 }
 
+/// Reads the string value at `r` and describes it in `s` (overwritten): what
+/// [`summarize_value_into`] does for a string, on a straight path with no dispatch on the
+/// value's type, handing the string back.
+#[inline]
+pub fn summarize_string_into<'data>(
+    r: &mut Bytes<'data>,
+    s: &mut ValueSummary,
+) -> Result<RdbString<'data>> {
+    let v = read_string(r, "string value")?;
+    *s = ValueSummary {
+        all_integers: true,
+        ..ValueSummary::default()
+    };
+    describe_string(&v, s)?;
+    Ok(v)
+}
+
+/// A string value's length, and whether it holds a canonical integer.
+#[inline]
+fn describe_string(v: &RdbString<'_>, s: &mut ValueSummary) -> Result<()> {
+    v.validate()?;
+    s.elements = Some(v.len());
+    s.largest_element = v.len();
+    s.string_is_integer = v.len() <= 20 && string_is_integer(v);
+    Ok(())
+}
+
 /// The bytes of a string that holds a container blob, decompressed if needed, and the
 /// offset of the compressed blob when it was (errors inside it are placed there).
 fn blob<'s>(
@@ -329,10 +356,7 @@ fn walk<const DEEP: bool, S: ValueSink>(
         String => {
             let v = read_string(r, "string value")?;
             if DEEP {
-                v.validate()?;
-                s.elements = Some(v.len());
-                s.largest_element = v.len();
-                s.string_is_integer = v.len() <= 20 && string_is_integer(&v);
+                describe_string(&v, s)?;
             }
         }
         ListLinked | SetPlain => {
