@@ -266,6 +266,43 @@ mod tests {
     }
 
     #[test]
+    fn every_raw_length_form_reads_the_same_bytes() {
+        for len in [0usize, 1, 63, 64, 300, 16383, 16384] {
+            let text = vec![b'x'; len];
+            let mut encoded = match len {
+                0..=63 => vec![len as u8],
+                64..=16383 => vec![0x40 | (len >> 8) as u8, len as u8],
+                _ => [vec![0x80], (len as u32).to_be_bytes().to_vec()].concat(),
+            };
+            encoded.extend_from_slice(&text);
+            encoded.push(0xee);
+            let mut r = Bytes::new(&encoded, 10);
+            assert_eq!(
+                read_string(&mut r, "t").unwrap(),
+                RdbString::Raw(&text),
+                "{len}"
+            );
+            assert_eq!(r.remaining(), 1, "{len}");
+        }
+    }
+
+    #[test]
+    fn a_short_string_past_the_end_names_its_offset() {
+        // A 6-bit length of 5 with 3 bytes left: the short path declines, the general one
+        // says what is missing where.
+        let mut r = Bytes::new(&[0x05, b'a', b'b', b'c'], 100);
+        let err = read_string(&mut r, "key").unwrap_err();
+        assert_eq!(err.offset, 101);
+        assert_eq!(
+            err.problem,
+            Problem::Truncated {
+                needed: 5,
+                available: 3
+            }
+        );
+    }
+
+    #[test]
     fn bad_length_byte_names_its_offset() {
         let mut r = Bytes::new(&[0x01, 0x82], 100);
         r.read_u8("t").unwrap();
