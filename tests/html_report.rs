@@ -304,3 +304,29 @@ fn markup_in_keys_is_text_since_baseline_too() {
     assert_eq!(html.matches("<script").count(), 1);
     assert_eq!(html.matches("</script>").count(), 1);
 }
+
+#[test]
+fn ttl_reference_says_whether_it_is_the_dumps_ctime_or_now() {
+    let dir = TempDir::new().unwrap();
+    let (with_ctime, _, _) = report(
+        Path::new("testdata/real/redis-7.4.1-alltypes.rdb"),
+        dir.path(),
+    );
+    assert!(
+        with_ctime.contains(
+            "Measured from the dump&#39;s ctime, 2026-11-21T21:03:23Z. 4 keys (9.1 %) have a TTL, 40 have none."
+        ),
+        "{with_ctime}"
+    );
+    let dir = TempDir::new().unwrap();
+    let (no_ctime, _, s) = report(
+        Path::new("testdata/peers/redis-rdb-tools/regular_sorted_set.rdb"),
+        dir.path(),
+    );
+    assert_eq!(s["files"][0]["ctime"], Value::Null);
+    assert!(
+        no_ctime.contains("Measured from the time of the analysis, ")
+            && no_ctime.contains(": the dump has no ctime. 0 keys (0.0 %) have a TTL, 1 has none."),
+        "{no_ctime}"
+    );
+}

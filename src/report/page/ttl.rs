@@ -4,6 +4,7 @@
 use super::{clip, escape_html, name_html, open_section, share, Summary};
 use crate::analyze::ttl::TtlBucket;
 use crate::report::human::{bytes as human_bytes, utc_seconds};
+use crate::text::words::plural;
 use std::fmt::Write;
 
 const MINUTE_MS: i64 = 60_000;
@@ -191,18 +192,34 @@ fn storms(out: &mut String, s: &Summary) {
 
 pub(super) fn section(out: &mut String, s: &Summary) {
     open_section(out, "ttl", "TTL");
+    // A dump without ctime is measured from the time of the analysis: said so, since
+    // those figures change from run to run.
     let reference: Vec<String> = s
         .files
         .iter()
-        .map(|f| utc_seconds(f.ttl_reference_ms))
+        .map(|f| match f.ctime {
+            Some(_) => format!("the dump's ctime, {}", utc_seconds(f.ttl_reference_ms)),
+            None => format!(
+                "the time of the analysis, {}: the dump has no ctime",
+                utc_seconds(f.ttl_reference_ms)
+            ),
+        })
         .collect();
     let _ = write!(
         out,
-        "<p>Measured from the dump's ctime ({}). {} keys ({:.1} %) have a TTL, {} have none.</p>",
-        name_html(&reference.join(", ")),
-        s.totals.keys_with_ttl,
+        "<p>Measured from {}. {} ({:.1} %) {} a TTL, {} none.</p>",
+        name_html(&reference.join("; ")),
+        plural(s.totals.keys_with_ttl, "key"),
         share(s.totals.keys_with_ttl, s.totals.keys),
-        s.totals.keys_without_ttl,
+        if s.totals.keys_with_ttl == 1 {
+            "has"
+        } else {
+            "have"
+        },
+        match s.totals.keys_without_ttl {
+            1 => "1 has".to_string(),
+            n => format!("{n} have"),
+        },
     );
     if s.totals.keys_with_ttl > 0 {
         out.push_str("<h3>Memory freed by expiry over time</h3>");
