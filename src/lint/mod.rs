@@ -234,31 +234,6 @@ pub struct Thresholds {
     pub slot_skew_percent: f64,
 }
 
-impl Default for Thresholds {
-    fn default() -> Self {
-        Thresholds {
-            key_max_bytes: 100,
-            bigkey_string_bytes: 10240,
-            bigkey_elements: 5000,
-            json_string_bytes: 10240,
-            json_array_items: 5000,
-            strings_as_hash_fields: 3,
-            strings_as_hash_ids: 100,
-            strings_as_hash_value_bytes: 64,
-            listpack_margin: 2,
-            listpack_max_entries: 512,
-            ttl_clustered_keys: 1000,
-            ttl_clustered_percent: 1.0,
-            idle_cold_seconds: 30 * 86_400,
-            hot_lfu: 200,
-            max_dbs: 1,
-            shard_max_bytes: 10 << 30,
-            slot_skew_factor: 10.0,
-            slot_skew_percent: 1.0,
-        }
-    }
-}
-
 /// What a lint run checks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LintConfig {

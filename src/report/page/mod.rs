@@ -8,7 +8,7 @@
 //! click and on navigation (`hashchange`, or a page opened at `#id`).
 //!
 //! Every name (key, prefix, pattern, file, aux value) is already escaped by
-//! [`super::escape`] and is written here as an HTML text node or quoted attribute with
+//! [`crate::text::escape`] and is written here as an HTML text node or quoted attribute with
 //! `& < > " '` replaced, so markup in a key renders as text. No data is embedded in the
 //! script: it sorts, filters and zooms the elements already in the page, and reads names
 //! only through `textContent`.
