@@ -6,7 +6,8 @@ use super::encodings::PatternEncodings;
 use super::idle_freq::IdleFreq;
 use super::patterns::Patterns;
 use super::prefixes::{PrefixConfig, Prefixes};
-use super::slots::Slots;
+use super::groups::GroupTable;
+use super::slots::{add_tag, Slots};
 use super::top::TopKeys;
 use super::ttl::Ttl;
 use crate::model::key_stats::KeyStats;
@@ -55,7 +56,34 @@ impl Aggregates {
     }
 }
 
+/// The heavy-hitter tables of [`Aggregates`], whose light rows depend on the order keys
+/// come in: what a chunk of the file fills, merged into the dump's in file order.
+pub struct Tables {
+    prefixes: Prefixes,
+    patterns: Patterns,
+    encodings: PatternEncodings,
+    tags: GroupTable,
+}
+
+impl Tables {
+    /// The pattern of the key added last.
+    pub fn pattern(&self) -> &[u8] {
+        self.patterns.current()
+    }
+}
+
 impl Aggregator for Aggregates {
+    type InOrder = Tables;
+
+    fn in_order(&self) -> Tables {
+        Tables {
+            prefixes: self.prefixes.like(),
+            patterns: self.patterns.like(),
+            encodings: self.encodings.like(),
+            tags: self.slots.tags_like(),
+        }
+    }
+
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.totals.add(k);
@@ -66,13 +94,19 @@ impl Aggregator for Aggregates {
         self.idle_freq.add(k);
     }
 
-    /// The heavy-hitter tables.
     #[inline]
-    fn add_in_order(&mut self, k: &KeyStats<'_>) {
-        self.prefixes.add(k);
-        self.patterns.add(k);
-        self.encodings.add(k, self.patterns.current());
-        self.slots.add_tag(k);
+    fn add_in_order(t: &mut Tables, k: &KeyStats<'_>) {
+        t.prefixes.add(k);
+        t.patterns.add(k);
+        t.encodings.add(k, t.patterns.current());
+        add_tag(&mut t.tags, k);
+    }
+
+    fn merge_in_order(&mut self, t: Tables) {
+        self.prefixes += t.prefixes;
+        self.patterns += t.patterns;
+        self.encodings.merge(t.encodings);
+        self.slots.merge_tags(t.tags);
     }
 
     fn totals(&self) -> &Totals {

@@ -35,6 +35,14 @@ impl PatternEncodings {
         }
     }
 
+    /// No key counted yet, with the same capacity.
+    pub fn like(&self) -> Self {
+        PatternEncodings {
+            table: self.table.like(),
+            scratch: Vec::new(),
+        }
+    }
+
     /// Counts `k` under its encoding and `pattern` (the key's pattern).
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>, pattern: &[u8]) {

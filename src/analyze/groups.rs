@@ -395,6 +395,11 @@ impl GroupTable {
         }
     }
 
+    /// An empty table of the same capacity.
+    pub fn like(&self) -> Self {
+        GroupTable::new(self.capacity)
+    }
+
     /// Most names held between keys: `2.5 m`, which leaves room for at least `m / 2` new
     /// names after each purge.
     fn limit(&self) -> usize {

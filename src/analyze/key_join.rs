@@ -26,6 +26,11 @@ impl BigKeys {
         }
     }
 
+    /// None kept yet, with the same settings.
+    pub fn like(&self) -> Self {
+        BigKeys::new(self.min_bytes, self.file)
+    }
+
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         if k.memory_bytes >= self.min_bytes {
@@ -63,6 +68,11 @@ impl KeyLookup {
             file,
             found: Vec::new(),
         }
+    }
+
+    /// None found yet, looking for the same keys.
+    pub fn like(&self) -> Self {
+        KeyLookup::new(self.wanted.clone(), self.file)
     }
 
     #[inline]
@@ -114,6 +124,11 @@ impl TtlKeyHashes {
     }
 
     #[inline]
+    /// None kept yet, with the same settings.
+    pub fn like(&self) -> Self {
+        TtlKeyHashes::new(self.with_ttl, self.cap)
+    }
+
     pub fn add(&mut self, k: &KeyStats<'_>) {
         if self.overflowed || k.expiry_ms.is_some() != self.with_ttl {
             return;

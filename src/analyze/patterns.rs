@@ -89,6 +89,16 @@ impl Patterns {
         }
     }
 
+    /// No key counted yet, with the same settings.
+    pub fn like(&self) -> Self {
+        Patterns {
+            delimiter: self.delimiter.clone(),
+            under: self.under.clone(),
+            table: self.table.like(),
+            scratch: Vec::new(),
+        }
+    }
+
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         match Some(&self.under[..])

@@ -84,6 +84,16 @@ impl Prefixes {
         }
     }
 
+    /// No key counted yet, with the same settings.
+    pub fn like(&self) -> Self {
+        Prefixes {
+            delimiter: self.delimiter.clone(),
+            under: self.under.clone(),
+            tables: self.tables.iter().map(GroupTable::like).collect(),
+            no_delimiter: GroupStats::default(),
+        }
+    }
+
     /// Counts `k` under its prefixes; a key not under [`PrefixConfig::under`] (which the
     /// run's filter keeps out) is not counted.
     #[inline]

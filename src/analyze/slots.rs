@@ -40,12 +40,14 @@ impl Slots {
         s.memory_bytes = s.memory_bytes.saturating_add(k.memory_bytes);
     }
 
-    /// Adds `k` to the hash-tag table (a heavy-hitter table: keys in file order).
-    #[inline]
-    pub fn add_tag(&mut self, k: &KeyStats<'_>) {
-        if let Some(tag) = hash_tag(&k.key) {
-            self.tags.add(tag, k);
-        }
+    /// An empty hash-tag table of the same capacity, for [`add_tag`].
+    pub fn tags_like(&self) -> GroupTable {
+        self.tags.like()
+    }
+
+    /// Merges hash-tag tables filled by [`add_tag`], in file order.
+    pub fn merge_tags(&mut self, tags: GroupTable) {
+        self.tags += tags;
     }
 
     pub fn slots_with_keys(&self) -> usize {
@@ -117,6 +119,14 @@ impl<'de> Deserialize<'de> for Slots {
                 SlotLoad { keys, memory_bytes };
         }
         Ok(slots)
+    }
+}
+
+/// Adds `k` to a hash-tag table (a heavy-hitter table: keys in file order).
+#[inline]
+pub fn add_tag(tags: &mut GroupTable, k: &KeyStats<'_>) {
+    if let Some(tag) = hash_tag(&k.key) {
+        tags.add(tag, k);
     }
 }
 

@@ -92,6 +92,13 @@ impl DiffKeys {
 }
 
 impl KeyFold for DiffKeys {
+    fn like(&self) -> Self {
+        DiffKeys {
+            big: self.big.like(),
+            ttl: self.ttl.like(),
+        }
+    }
+
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.big.add(k);
@@ -213,13 +220,23 @@ struct Found {
 }
 
 impl Aggregator for Found {
+    /// The keys found, in file order.
+    type InOrder = KeyLookup;
+
+    fn in_order(&self) -> KeyLookup {
+        self.lookup.like()
+    }
+
     fn add(&mut self, k: &KeyStats<'_>) {
         self.totals.add(k);
     }
 
-    /// The keys found, in file order.
-    fn add_in_order(&mut self, k: &KeyStats<'_>) {
-        self.lookup.add(k);
+    fn add_in_order(lookup: &mut KeyLookup, k: &KeyStats<'_>) {
+        lookup.add(k);
+    }
+
+    fn merge_in_order(&mut self, lookup: KeyLookup) {
+        self.lookup += lookup;
     }
 
     fn totals(&self) -> &Totals {

@@ -48,28 +48,48 @@ struct Rollup<R> {
 
 /// What [`Rollup`] needs of the grouping it wraps.
 trait Grouping: AddAssign + Send + Sized {
+    fn like(&self) -> Self;
     fn add(&mut self, key: &KeyStats<'_>);
 }
 
 impl Grouping for Prefixes {
+    fn like(&self) -> Self {
+        Prefixes::like(self)
+    }
+
     fn add(&mut self, key: &KeyStats<'_>) {
         Prefixes::add(self, key);
     }
 }
 
 impl Grouping for Patterns {
+    fn like(&self) -> Self {
+        Patterns::like(self)
+    }
+
     fn add(&mut self, key: &KeyStats<'_>) {
         Patterns::add(self, key);
     }
 }
 
 impl<R: Grouping> Aggregator for Rollup<R> {
+    /// The groups: heavy-hitter tables.
+    type InOrder = R;
+
+    fn in_order(&self) -> R {
+        self.groups.like()
+    }
+
     fn add(&mut self, key: &KeyStats<'_>) {
         self.totals.add(key);
     }
 
-    fn add_in_order(&mut self, key: &KeyStats<'_>) {
-        self.groups.add(key);
+    fn add_in_order(groups: &mut R, key: &KeyStats<'_>) {
+        groups.add(key);
+    }
+
+    fn merge_in_order(&mut self, groups: R) {
+        self.groups += groups;
     }
 
     fn totals(&self) -> &Totals {

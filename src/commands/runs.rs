@@ -124,6 +124,8 @@ pub fn summary_with_lint(
 /// What a command folds keys into beside the report's aggregates, in the same pass, in
 /// file order (so its merge need not be order-free).
 pub trait KeyFold: AddAssign + Send + Sized {
+    /// Empty, with the same settings: what a chunk of the file fills.
+    fn like(&self) -> Self;
     fn add(&mut self, key: &KeyStats<'_>);
 }
 
@@ -131,6 +133,10 @@ pub trait KeyFold: AddAssign + Send + Sized {
 pub struct NoExtra;
 
 impl KeyFold for NoExtra {
+    fn like(&self) -> Self {
+        NoExtra
+    }
+
     fn add(&mut self, _: &KeyStats<'_>) {}
 }
 
@@ -204,15 +210,27 @@ struct WithExtra<E> {
 }
 
 impl<E: KeyFold> Aggregator for WithExtra<E> {
+    /// `extra` takes keys in file order.
+    type InOrder = (<Linted as Aggregator>::InOrder, E);
+
+    fn in_order(&self) -> Self::InOrder {
+        (self.linted.in_order(), self.extra.like())
+    }
+
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.linted.add(k);
     }
 
     #[inline]
-    fn add_in_order(&mut self, k: &KeyStats<'_>) {
-        self.linted.add_in_order(k);
-        self.extra.add(k);
+    fn add_in_order((linted, extra): &mut Self::InOrder, k: &KeyStats<'_>) {
+        Linted::add_in_order(linted, k);
+        extra.add(k);
+    }
+
+    fn merge_in_order(&mut self, (linted, extra): Self::InOrder) {
+        self.linted.merge_in_order(linted);
+        self.extra += extra;
     }
 
     fn totals(&self) -> &Totals {

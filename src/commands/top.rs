@@ -40,7 +40,14 @@ impl Aggregator for Ranking {
         self.top.add(key);
     }
 
-    fn add_in_order(&mut self, _: &KeyStats<'_>) {}
+    /// Nothing depends on the order keys come in.
+    type InOrder = ();
+
+    fn in_order(&self) {}
+
+    fn add_in_order((): &mut (), _: &KeyStats<'_>) {}
+
+    fn merge_in_order(&mut self, (): ()) {}
 
     fn totals(&self) -> &Totals {
         &self.totals

@@ -30,8 +30,7 @@ pub struct KeyRules {
     /// Small string keys by pattern, for type.strings-as-hash: their elements are the
     /// strings' lengths.
     strings: GroupTable,
-    /// Reused buffers: the pattern being built, a decompressed string.
-    pattern: Vec<u8>,
+    /// A decompressed string, reused.
     text: Vec<u8>,
 }
 
@@ -45,7 +44,6 @@ impl KeyRules {
             strings: GroupTable::new(config.group_cap),
             profile: source.profile,
             config,
-            pattern: Vec::new(),
             text: Vec::new(),
         }
     }
@@ -198,10 +196,34 @@ impl KeyRules {
         }
     }
 
-    /// Adds `k` to the small-string pattern table (a heavy-hitter table: keys in file
-    /// order); `pattern` is its pattern under the lint's delimiter when the caller has
-    /// built it already.
-    pub fn add_in_order(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
+    /// An empty small-string pattern table like these rules', for a chunk of the file.
+    pub fn small_strings(&self) -> SmallStrings {
+        SmallStrings {
+            config: self.config.clone(),
+            table: self.strings.like(),
+            pattern: Vec::new(),
+        }
+    }
+
+    /// Merges the small-string table of the next chunk of the file, in file order.
+    pub fn merge_small_strings(&mut self, strings: SmallStrings) {
+        self.strings += strings.table;
+    }
+}
+
+/// Small string keys by pattern for type.strings-as-hash, as a chunk of the file fills
+/// them: a heavy-hitter table, so merged in file order ([`KeyRules::merge_small_strings`]).
+pub struct SmallStrings {
+    config: Arc<LintConfig>,
+    table: GroupTable,
+    /// The pattern being built, reused from key to key.
+    pattern: Vec<u8>,
+}
+
+impl SmallStrings {
+    /// Adds `k` if it is a small string; `pattern` is its pattern under the lint's
+    /// delimiter when the caller has built it already.
+    pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
         let config = &*self.config;
         let length = k.length().unwrap_or(0);
         if k.redis_type == RedisType::String
@@ -217,11 +239,13 @@ impl KeyRules {
                 }
             };
             if field_of(pattern, &config.delimiter).is_some() {
-                self.strings.add_counting(pattern, k, length);
+                self.table.add_counting(pattern, k, length);
             }
         }
     }
+}
 
+impl KeyRules {
     /// (value, threshold) when the string is a JSON object or array over the byte
     /// threshold, or an array over the item threshold. Only strings long enough to break
     /// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.

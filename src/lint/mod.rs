@@ -20,6 +20,7 @@
 pub mod groups;
 pub mod keys;
 
+use crate::analyze::aggregates::Tables;
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::model::key_stats::KeyStats;
 use crate::pass::analysis::Analysis;
@@ -485,7 +486,26 @@ impl Linted {
     }
 }
 
+/// What a chunk of the file fills of [`Linted`]: the aggregates' heavy-hitter tables and
+/// the small-string pattern table.
+pub struct LintedTables {
+    tables: Tables,
+    strings: keys::SmallStrings,
+    /// [`Linted::shared_pattern`].
+    shared_pattern: bool,
+}
+
 impl Aggregator for Linted {
+    type InOrder = LintedTables;
+
+    fn in_order(&self) -> LintedTables {
+        LintedTables {
+            tables: self.aggregates.in_order(),
+            strings: self.keys.small_strings(),
+            shared_pattern: self.shared_pattern,
+        }
+    }
+
     #[inline]
     fn add(&mut self, k: &KeyStats<'_>) {
         self.aggregates.add(k);
@@ -493,12 +513,15 @@ impl Aggregator for Linted {
     }
 
     #[inline]
-    fn add_in_order(&mut self, k: &KeyStats<'_>) {
-        self.aggregates.add_in_order(k);
-        let pattern = self
-            .shared_pattern
-            .then(|| self.aggregates.patterns.current());
-        self.keys.add_in_order(k, pattern);
+    fn add_in_order(t: &mut LintedTables, k: &KeyStats<'_>) {
+        Aggregates::add_in_order(&mut t.tables, k);
+        let pattern = t.shared_pattern.then(|| t.tables.pattern());
+        t.strings.add(k, pattern);
+    }
+
+    fn merge_in_order(&mut self, t: LintedTables) {
+        self.aggregates.merge_in_order(t.tables);
+        self.keys.merge_small_strings(t.strings);
     }
 
     fn totals(&self) -> &Totals {

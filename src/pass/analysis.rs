@@ -3,15 +3,17 @@
 //! pipeline, and report damage and a checksum mismatch; several dumps (one per cluster
 //! shard) give one result with a per-file summary.
 //!
-//! Each dump's keys flow two ways. Into aggregates: the dump's one aggregator takes them
-//! in file order into what depends on the order keys come in (the heavy-hitter tables of
-//! `analyze::groups`, whose light rows depend on the order they met the keys in), and each
-//! pool thread's own aggregator (a [`ThreadLocal`]) takes them in any order into the rest
-//! (see `pipeline`); after the pass the threads' aggregators are merged into the dump's
-//! with `+=`, and dumps' aggregators in command-line order, so every aggregate comes out
-//! the same whatever `--threads` is. Ordered, as rows: the chunk values the pipeline hands
-//! back in file order carry only what must stay ordered, the rows for the run's
-//! [`RowSink`] and the bytes done for the progress bar.
+//! Each dump's keys flow two ways, into aggregates and into rows. Each pool thread has
+//! its own aggregator (a [`ThreadLocal`]) and takes the keys of the chunks it reads into
+//! what merges the same whatever the order; what depends on the order keys come in (the
+//! heavy-hitter tables of `analyze::groups`, whose light rows depend on the order they met
+//! the keys in; lists in file order) each chunk of the file fills on its own, and the
+//! dump's one aggregator merges those parts as the chunks come back in file order. After
+//! the pass the threads' aggregators are merged into the dump's with `+=`, and the dumps'
+//! in command-line order, so every aggregate is a function of the dumps alone, the same
+//! whatever `--threads` is and however the pool schedules. The chunk values the pipeline
+//! hands back in file order carry the parts, the rows for the run's [`RowSink`] and the
+//! bytes done for the progress bar.
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
@@ -20,7 +22,7 @@ use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::{self, Compression, Dump};
 use crate::pass::live;
-use crate::pass::pipeline::{self, Aggregating, Folding, NoFold, Options};
+use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
@@ -29,6 +31,7 @@ use crate::rdb::header::Header;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::cell::{RefCell, RefMut};
 use std::sync::{Mutex, PoisonError};
 use thread_local::ThreadLocal;
 
@@ -142,11 +145,13 @@ impl PreparedDump {
 }
 
 /// What a pool task hands back, in file order.
-struct Chunk<R> {
+struct Chunk<R, P> {
     rows: Option<R>,
     bytes: u64,
     /// Keys that passed the filters.
     keys: u64,
+    /// What the chunk's keys fill of what depends on the order keys come in.
+    part: P,
 }
 
 fn now_ms() -> i64 {
@@ -178,21 +183,36 @@ pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
 }
 
 /// What one dump's keys are folded into beside the rows.
-trait DumpFold: Aggregating {
+trait DumpFold: Sync {
     /// What the folding leaves once the pass is over.
     type Folded;
+    /// Whether keys are folded at all (a pass that folded keys past a damaged value is
+    /// folded again up to it).
+    const FOLDS: bool;
+    /// What a pool thread folds into, taken once for each chunk of keys.
+    type Local<'a>
+    where
+        Self: 'a;
+    /// What a chunk of the file fills of what depends on the order keys come in.
+    type Part: Send;
+    fn local(&self) -> Self::Local<'_>;
+    /// An empty part for the next chunk.
+    fn part(local: &mut Self::Local<'_>) -> Self::Part;
+    fn add(local: &mut Self::Local<'_>, part: &mut Self::Part, key: &KeyStats<'_>);
+    /// Takes the part of the next chunk of the file, in file order.
+    fn merge_part(&self, part: Self::Part);
     /// The threads' shares merged into the one in file order.
     fn merged(self) -> Self::Folded;
     /// The totals the per-file summary shows.
     fn totals(folded: &Self::Folded) -> Totals;
 }
 
-/// A dump's aggregator taking its keys in file order, and one a pool thread taking them
-/// in any order, built by `make` and merged after the pass.
+/// A dump's aggregator taking the chunks' parts in file order, and one a pool thread
+/// takes keys into in any order, built by `make` and merged after the pass.
 struct PerDump<A: Send, M> {
+    /// Taken only by the side handing chunks over, one chunk at a time: never contended.
     ordered: Mutex<A>,
-    /// Never contended: a thread's own.
-    locals: ThreadLocal<Mutex<A>>,
+    locals: ThreadLocal<RefCell<A>>,
     make: M,
 }
 
@@ -206,37 +226,39 @@ impl<A: Aggregator, M: Fn() -> A + Sync> PerDump<A, M> {
     }
 }
 
-impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
-    const FOLDS: bool = true;
-
-    /// Never contended: the pipeline folds in order on one thread at a time.
-    fn in_order(&self, keys: &[KeyStats<'_>]) {
-        let mut ordered = self.ordered.lock().unwrap_or_else(PoisonError::into_inner);
-        for key in keys {
-            ordered.add_in_order(key);
-        }
-    }
-
-    fn any_order(&self, keys: &[KeyStats<'_>]) {
-        let mut local = self
-            .locals
-            .get_or(|| Mutex::new((self.make)()))
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        for key in keys {
-            local.add(key);
-        }
-    }
-
-    fn forget_any_order(&self) {
-        for local in self.locals.iter() {
-            *local.lock().unwrap_or_else(PoisonError::into_inner) = (self.make)();
-        }
-    }
-}
-
 impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
     type Folded = A;
+    const FOLDS: bool = true;
+    type Local<'a>
+        = RefMut<'a, A>
+    where
+        Self: 'a;
+    type Part = A::InOrder;
+
+    /// Borrowed for a whole chunk: a chunk's fold calls nothing that lets the pool run
+    /// other work on its thread, so no second borrow of the same aggregator can begin.
+    fn local(&self) -> RefMut<'_, A> {
+        self.locals
+            .get_or(|| RefCell::new((self.make)()))
+            .borrow_mut()
+    }
+
+    fn part(local: &mut RefMut<'_, A>) -> A::InOrder {
+        local.in_order()
+    }
+
+    #[inline]
+    fn add(local: &mut RefMut<'_, A>, part: &mut A::InOrder, key: &KeyStats<'_>) {
+        local.add(key);
+        A::add_in_order(part, key);
+    }
+
+    fn merge_part(&self, part: A::InOrder) {
+        self.ordered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .merge_in_order(part);
+    }
 
     fn merged(self) -> A {
         let mut aggregate = self
@@ -244,7 +266,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         for local in self.locals {
-            aggregate += local.into_inner().unwrap_or_else(PoisonError::into_inner);
+            aggregate += local.into_inner();
         }
         aggregate
     }
@@ -259,8 +281,22 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
 type DumpFolded<F> = Option<(<F as DumpFold>::Folded, u64)>;
 
 /// Nothing folded: a pass that only writes rows (`keys`).
+struct NoFold;
+
 impl DumpFold for NoFold {
     type Folded = ();
+    const FOLDS: bool = false;
+    type Local<'a> = ();
+    type Part = ();
+
+    fn local(&self) {}
+
+    fn part((): &mut ()) {}
+
+    #[inline]
+    fn add((): &mut (), (): &mut (), _: &KeyStats<'_>) {}
+
+    fn merge_part(&self, (): ()) {}
 
     fn merged(self) {}
 
@@ -466,7 +502,20 @@ fn pass_one<F: DumpFold, S: RowSink>(
     let written = rows
         .as_deref_mut()
         .map(|sinks| (sinks.builder(&prepared.name), sinks));
-    let (pass, folded, passed) = fold_pass(dump, options, Some(progress), written, fold(source))?;
+    let (pass, mut folded, passed) =
+        fold_pass(dump, options, Some(progress), written, fold(source))?;
+    if let Some(damage) = pass.damage.as_ref().filter(|d| F::FOLDS && d.folded_past) {
+        // The value found damaged was analysed beside keys after it, which the threads'
+        // aggregators took in although no row was written for them: fold again, up to
+        // the damage.
+        let up_to_damage = Options {
+            verify_checksum: false,
+            key_limit: Some(damage.keys_read),
+            ..options.clone()
+        };
+        let no_rows = None::<(S::Builder, &mut S)>;
+        folded = fold_pass(dump, &up_to_damage, None, no_rows, fold(source))?.1;
+    }
     let info = pass.info;
     let mismatch = match info.checksum {
         ChecksumVerdict::Mismatch { stored, computed } => Some((stored, computed)),
@@ -527,21 +576,24 @@ fn fold_pass<F: DumpFold, S: RowSink>(
         dump,
         options,
         Folding {
-            init: || Chunk {
+            local: || fold.local(),
+            init: |local: &mut F::Local<'_>| Chunk {
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
                 keys: 0,
+                part: F::part(local),
             },
-            fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
+            fold: |chunk: &mut Chunk<_, F::Part>, local: &mut F::Local<'_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
                 chunk.keys += 1;
+                F::add(local, &mut chunk.part, key);
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
             },
         },
-        &fold,
         |chunk| {
+            fold.merge_part(chunk.part);
             if let Some(progress) = progress {
                 progress.advance(chunk.bytes);
             }

@@ -4,28 +4,12 @@
 //! An RDB file has no index, so scanning is sequential; analysing a key (walking its
 //! value, modelling its encoding and memory, rendering or aggregating) is not. While the
 //! pool folds batch N in chunks, one side of the join hands batch N-1's chunk values to
-//! the caller (who may write hundreds of megabytes of rows) and then scans batch N+1.
-//! Chunk values reach the caller in file order, so streamed rows keep the dump's order. A
-//! batch holding a damaged value is handed over at once and ends the pass.
-//!
-//! # The same result whatever the threads
-//!
-//! A key is read (its value walked, its encoding and memory modelled) on whichever pool
-//! thread takes its chunk, and what the pass aggregates ([`Aggregating`]) takes it in two
-//! ways. Into what merges the same whatever the order (sums, histograms, totally ordered
-//! rankings), on the thread that read the chunk, right after reading it (one aggregate a
-//! thread, merged after the pass). Into what depends on the order keys come in (the
-//! heavy-hitter tables of `analyze::groups`, whose light rows depend on the order they met
-//! the keys in), in file order, one thread at a time, from the statistics the chunk keeps:
-//! the thread that folded the last chunk in order folds the next ones up to the chunk it
-//! read itself, while the others go on reading, so the tables stay in one core's cache
-//! and no thread holds the pool at the end of a batch; chunks left waiting are folded by
-//! the threads of the next batch, or at the end of the pass. So the aggregates are the
-//! same whatever `--threads` is and however the pool schedules: those of one thread
-//! reading the dump from start to end. No chunk after a damaged value is folded in order;
-//! the order-free aggregates, which took every chunk as it was read, are emptied and
-//! folded again up to the damaged value (one more read of what came before it, for a
-//! damaged dump only).
+//! the caller (who may write hundreds of megabytes of rows, and merges what depends on the
+//! order keys come in) and then scans batch N+1. Chunk values reach the caller in file
+//! order, so streamed rows keep the dump's order and what the caller merges from them is
+//! the same whatever the threads. A chunk is a fixed run of the dump's records
+//! ([`CHUNK`] of them), whatever `--threads` is. A batch holding a damaged value is handed
+//! over at once and ends the pass.
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
@@ -37,13 +21,12 @@ use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::text::escape::escape_key;
 use crate::text::words::plural;
 use rayon::prelude::*;
-use std::collections::VecDeque;
 use std::io;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Keys scanned ahead while the previous batch is analysed.
 const BATCH: usize = 16 * 1024;
-/// Keys one rayon task reads.
+/// Records one rayon task analyses: the unit what depends on the order keys come in is
+/// summarised by, so a constant (not a function of the pool).
 const CHUNK: usize = 1024;
 
 #[derive(Clone, Default)]
@@ -84,6 +67,9 @@ pub struct Damage {
     pub error: DecodeError,
     pub last_key: Option<(u64, Vec<u8>)>,
     pub keys_read: u64,
+    /// Keys after the damaged one were folded too (later chunks of its batch, analysed
+    /// beside it): what folding fed holds more keys than `consume` received.
+    pub folded_past: bool,
     /// The compressed input broke there: why (see [`crate::pass::input::Cut`]).
     pub input: Option<String>,
 }
@@ -121,310 +107,60 @@ struct Folded<T> {
     failure: Option<(usize, DecodeError)>,
 }
 
-/// What a pass does with each key read on the pool: `fold` it into the chunk's value
-/// (`init`, handed to `consume` in file order). What it aggregates is folded by a
-/// [`Aggregating`].
-pub struct Folding<I, F> {
+/// What a pass does with each key, on the pool: `fold` it into the chunk's value (`init`,
+/// handed to `consume` in file order) and the pool thread's state for the chunk (`local`,
+/// taken once a chunk rather than once a key, and left on the thread).
+pub struct Folding<I, L, F> {
     pub init: I,
+    pub local: L,
     pub fold: F,
 }
 
-/// What a pass aggregates every key into beside the chunk values (see the module docs).
-pub trait Aggregating: Sync {
-    /// Whether keys are folded at all: when not, no chunk keeps its keys' statistics.
-    const FOLDS: bool;
-    /// Folds `keys`, the next ones in file order, into what depends on the order keys
-    /// come in; one thread at a time.
-    fn in_order(&self, keys: &[KeyStats<'_>]);
-    /// Folds `keys` into what does not depend on the order; on any thread, several at
-    /// once.
-    fn any_order(&self, keys: &[KeyStats<'_>]);
-    /// Empties what [`Aggregating::any_order`] folded.
-    fn forget_any_order(&self);
-}
-
-/// Nothing folded: a pass that only builds its chunk values (`keys`, `info`).
-pub struct NoFold;
-
-impl Aggregating for NoFold {
-    const FOLDS: bool = false;
-    fn in_order(&self, _: &[KeyStats<'_>]) {}
-    fn any_order(&self, _: &[KeyStats<'_>]) {}
-    fn forget_any_order(&self) {}
-}
-
-/// The statistics of a chunk's keys that passed the filters, kept for the folds.
-struct Kept<'data> {
-    keys: Vec<KeyStats<'data>>,
-    /// Entries of `keys` filled by this chunk (the others are left from an earlier one).
-    len: usize,
-    /// The chunk ends at a damaged value: no key after it is folded.
-    damaged: bool,
-}
-
-impl<'data> Kept<'data> {
-    /// The next entry to read a key into.
-    fn slot(&mut self) -> &mut KeyStats<'data> {
-        if self.len == self.keys.len() {
-            self.keys.push(KeyStats::new());
-        }
-        &mut self.keys[self.len]
-    }
-
-    fn read(&self) -> &[KeyStats<'data>] {
-        &self.keys[..self.len]
-    }
-}
-
-/// The chunks read so far and not yet folded both ways, folded by whichever thread finds
-/// work: the next chunk of the file in order (one thread at a time), then any chunk folded
-/// in order into what does not depend on order (several threads at once). A chunk past a
-/// damaged value is folded neither way.
-///
-/// A thread folds in order only up to the chunk it read itself, so none is kept folding
-/// chunks of its batch after the others are done with it: what is left waits for the
-/// threads of the next batch, or for [`Sequencer::finish`]. The pool never waits at the
-/// end of a batch for the one thread that may fold in order. A thread that finds
-/// [`MAX_BEHIND`] chunks waiting waits to fold them itself, so the chunks kept stay
-/// bounded however many threads read.
-struct Sequencer<'data, 'f, F> {
-    ready: Mutex<Ready<'data>>,
-    /// Signalled when a thread stops folding in order.
-    folded: Condvar,
-    fold: &'f F,
-}
-
-/// Chunks read and waiting to be folded in order beyond which a reading thread stops to
-/// fold them: two batches' worth.
-const MAX_BEHIND: usize = 2 * BATCH / CHUNK;
-
-/// Chunks waiting to be folded in order beyond which a thread other than the last to fold
-/// them takes over.
-const HAND_OVER_BEHIND: usize = 4;
-
-struct Ready<'data> {
-    /// Chunks read or being read, from the next to fold in order on (`None`: not read
-    /// yet).
-    waiting: VecDeque<Option<Kept<'data>>>,
-    /// Index in the pass of the chunk to fold in order next (`None` once a damaged one is
-    /// folded: no later chunk is).
-    next: Option<usize>,
-    /// Index in the pass of the current batch's first chunk.
-    batch_start: usize,
-    /// A thread is folding in order.
-    folding: bool,
-    /// The pool thread that folded in order last: the one to do it next, whose cache
-    /// holds the tables (they would move between cores with every chunk otherwise).
-    folder: Option<usize>,
-    /// The record offset of the first damaged value met, if any.
-    damaged_at: Option<u64>,
-    /// Statistics folded both ways, for chunks to come to read into.
-    free: Vec<Kept<'data>>,
-}
-
-impl<'data> Ready<'data> {
-    /// The next chunk in order if it has been read and is not past `last` (an index in
-    /// the pass), taken out to be folded.
-    fn take_next(&mut self, last: usize) -> Option<Kept<'data>> {
-        let next = self.next.filter(|&n| n <= last)?;
-        let kept = self.waiting.front_mut()?.take()?;
-        self.waiting.pop_front();
-        self.next = (!kept.damaged).then_some(next + 1);
-        Some(kept)
-    }
-
-    /// Chunks read and not folded in order.
-    fn behind(&self) -> usize {
-        self.waiting.iter().filter(|c| c.is_some()).count()
-    }
-}
-
-impl<'data, 'f, F: Aggregating> Sequencer<'data, 'f, F> {
-    fn new(fold: &'f F) -> Self {
-        Sequencer {
-            ready: Mutex::new(Ready {
-                waiting: VecDeque::new(),
-                next: Some(0),
-                batch_start: 0,
-                folding: false,
-                folder: None,
-                damaged_at: None,
-                free: Vec::new(),
-            }),
-            folded: Condvar::new(),
+impl<T, I, F> Folding<I, fn(), F>
+where
+    I: Fn(&mut ()) -> T + Sync,
+    F: Fn(&mut T, &mut (), &KeyStats<'_>) + Sync,
+{
+    /// A pass whose folding keeps no state on the thread.
+    pub fn new(init: I, fold: F) -> Self {
+        Folding {
+            init,
+            local: || (),
             fold,
         }
     }
-
-    fn ready(&self) -> MutexGuard<'_, Ready<'data>> {
-        self.ready.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// A batch of `chunks` chunks is about to be read: returns the pass index of its first.
-    fn start_batch(&self, chunks: usize) -> usize {
-        let mut ready = self.ready();
-        let start = ready.batch_start;
-        if let Some(next) = ready.next {
-            ready.waiting.resize_with(start + chunks - next, || None);
-        }
-        ready.batch_start = start + chunks;
-        start
-    }
-
-    /// Room for a chunk's statistics.
-    fn take(&self) -> Kept<'data> {
-        let mut kept = self.ready().free.pop().unwrap_or_else(|| Kept {
-            keys: Vec::new(),
-            len: 0,
-            damaged: false,
-        });
-        kept.len = 0;
-        kept.damaged = false;
-        kept
-    }
-
-    /// Chunk `index` (in the pass) has been read: folds what is ready, the next chunks in
-    /// order up to this one first, until nothing is.
-    fn offer(&self, index: usize, kept: Kept<'data>) {
-        let mut ready = self.ready();
-        match ready.next {
-            Some(next) => ready.waiting[index - next] = Some(kept),
-            // Past a damaged value: never folded.
-            None => ready.free.push(kept),
-        }
-        self.fold_ready(ready, index);
-    }
-
-    /// A chunk stopped at a damaged value in the record at `offset`.
-    fn damaged_at(&self, offset: u64) {
-        let mut ready = self.ready();
-        ready.damaged_at = Some(ready.damaged_at.map_or(offset, |at| at.min(offset)));
-    }
-
-    /// Folds the chunks left to fold: every chunk has been read. Returns the record offset
-    /// of the first damaged value, if a chunk met one.
-    fn finish(&self) -> Option<u64> {
-        self.fold_ready(self.ready(), usize::MAX);
-        self.ready().damaged_at
-    }
-
-    fn fold_ready<'g>(&'g self, mut ready: MutexGuard<'g, Ready<'data>>, last: usize) {
-        let me = rayon::current_thread_index();
-        loop {
-            // The thread that folded in order last goes on doing so; another takes over
-            // when it lags by a few chunks (it is reading a long value), or at the end.
-            let mine = ready.folder.is_none()
-                || ready.folder == me
-                || last == usize::MAX
-                || ready.behind() > HAND_OVER_BEHIND;
-            let next = match ready.folding || !mine {
-                true => None,
-                false => ready.take_next(last),
-            };
-            if let Some(kept) = next {
-                ready.folding = true;
-                ready.folder = me;
-                drop(ready);
-                self.fold.in_order(kept.read());
-                ready = self.ready();
-                ready.folding = false;
-                ready.free.push(kept);
-                self.folded.notify_all();
-            } else if ready.folding && ready.behind() > MAX_BEHIND {
-                ready = self
-                    .folded
-                    .wait(ready)
-                    .unwrap_or_else(PoisonError::into_inner);
-            } else {
-                return;
-            }
-        }
-    }
 }
 
-/// Folds every key of `dump` whose record comes before offset `end` into what does not
-/// depend on order, on this thread.
-fn fold_any_order_before<K: Aggregating>(dump: &Dump, options: &Options, fold: &K, end: u64) {
-    let nothing = Folding {
-        init: || (),
-        fold: |_: &mut (), _: &KeyStats<'_>| {},
-    };
-    let mut scan = DumpScan::of(dump);
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut kept = Kept {
-        keys: Vec::new(),
-        len: 0,
-        damaged: false,
-    };
-    loop {
-        batch.clear();
-        let more = scan.next_batch(&mut batch, BATCH);
-        let Some(profile) = scan.profile() else {
-            return;
-        };
-        let profile = options.overrides.apply(profile);
-        let before = batch.partition_point(|r| r.offset < end);
-        for chunk in batch[..before].chunks(CHUNK) {
-            kept.len = 0;
-            read_chunk(
-                chunk,
-                dump,
-                &profile,
-                &options.filter,
-                &nothing,
-                Some(&mut kept),
-            );
-            fold.any_order(kept.read());
-        }
-        if !more || before < batch.len() {
-            return;
-        }
-    }
-}
-
-/// Reads the keys of one chunk that pass the filter, folds them into the chunk's value,
-/// and keeps their statistics in `kept` when the pass aggregates; stops at a damaged
-/// value.
-fn read_chunk<'data, T, I, F>(
-    records: &[KeyRecord<'data>],
+fn fold_chunk<T, S, I, L, F>(
+    records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
     profile: &crate::model::server::ServerProfile,
     filter: &KeyFilter,
-    folding: &Folding<I, F>,
-    kept: Option<&mut Kept<'data>>,
+    folding: &Folding<I, L, F>,
 ) -> Folded<T>
 where
-    I: Fn() -> T + Sync,
-    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+    I: Fn(&mut S) -> T + Sync,
+    L: Fn() -> S + Sync,
+    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
 {
     let mut scratch = Scratch::releasing(pages);
-    let mut value = (folding.init)();
-    let mut single = KeyStats::new();
-    let mut kept = kept;
+    let mut local = (folding.local)();
+    let mut value = (folding.init)(&mut local);
+    let mut key = KeyStats::new();
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
             && !filter.accepts(record, profile.saved_at_ms, || record.key.to_cow().ok())
         {
             continue;
         }
-        let read = match kept.as_deref_mut() {
-            Some(kept) => kept.slot(),
-            None => &mut single,
-        };
-        if let Err(e) = read.read(record, profile, &mut scratch) {
-            if let Some(kept) = kept {
-                kept.damaged = true;
-            }
+        if let Err(e) = key.read(record, profile, &mut scratch) {
             return Folded {
                 value,
                 failure: Some((i, e)),
             };
         }
-        if filter.keeps(read.memory_bytes) {
-            (folding.fold)(&mut value, read);
-            if let Some(kept) = kept.as_deref_mut() {
-                kept.len += 1;
-            }
+        if filter.keeps(key.memory_bytes) {
+            (folding.fold)(&mut value, &mut local, &key);
         }
     }
     Folded {
@@ -473,6 +209,7 @@ impl<'data> Handover<'data> {
                     error,
                     last_key: last.as_ref().map(owned_key),
                     keys_read: self.done + at as u64,
+                    folded_past: ci + 1 < count,
                     input: None,
                 }));
             }
@@ -497,23 +234,20 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
 }
 
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
-/// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
-/// values in file order (including the partial chunk before a damaged value); `key_fold`
-/// takes every key, up to a damaged value.
-pub fn run<T, I, F, K>(
+/// over chunks of keys, each into a fresh `folding.init(local)`; `consume` receives the chunk
+/// values in file order (including the partial chunk before a damaged value).
+pub fn run<T, S, I, L, F>(
     dump: &Dump,
     options: &Options,
-    folding: Folding<I, F>,
-    key_fold: &K,
+    folding: Folding<I, L, F>,
     mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
     T: Send,
-    I: Fn() -> T + Sync,
-    F: Fn(&mut T, &KeyStats<'_>) + Sync,
-    K: Aggregating,
+    I: Fn(&mut S) -> T + Sync,
+    L: Fn() -> S + Sync,
+    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
 {
-    let sequencer = Sequencer::new(key_fold);
     let mut scan = DumpScan::of(dump);
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
@@ -541,26 +275,9 @@ where
                         Ok((damage, limit.apply(&mut ahead) && more))
                     },
                     || {
-                        let first = sequencer.start_batch(current.len().div_ceil(CHUNK));
                         current
                             .par_chunks(CHUNK)
-                            .enumerate()
-                            .map(|(index, c)| {
-                                let filter = &options.filter;
-                                if !K::FOLDS {
-                                    return read_chunk(c, dump, &p, filter, &folding, None);
-                                }
-                                let mut kept = sequencer.take();
-                                let read =
-                                    read_chunk(c, dump, &p, filter, &folding, Some(&mut kept));
-                                // Folded while its statistics are in this core's cache.
-                                key_fold.any_order(kept.read());
-                                if let Some((i, _)) = read.failure {
-                                    sequencer.damaged_at(c[i].offset);
-                                }
-                                sequencer.offer(first + index, kept);
-                                read
-                            })
+                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
                             .collect::<Vec<_>>()
                     },
                 );
@@ -587,13 +304,6 @@ where
             }
             handover.hand_over(to_hand, &mut consume)
         });
-    // Chunks read in the last batches may be waiting to be folded.
-    if let Some(at) = sequencer.finish() {
-        // Chunks after the damaged value were folded into what does not depend on order as
-        // they were read: fold again what came before it (a damaged dump is rare).
-        key_fold.forget_any_order();
-        fold_any_order_before(dump, options, key_fold, at);
-    }
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
     let mut damage = value_damage.or_else(|| {
@@ -601,6 +311,7 @@ where
             error,
             last_key: info.last_key.clone(),
             keys_read: info.keys,
+            folded_past: false,
             input: None,
         })
     });
@@ -611,6 +322,7 @@ where
             error: DecodeError::malformed(cut.offset, "compressed input", "after the dump's end"),
             last_key: info.last_key.clone(),
             keys_read: info.keys,
+            folded_past: false,
             input: None,
         });
         d.input = Some(cut.to_string());
