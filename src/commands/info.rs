@@ -1,13 +1,14 @@
 //! `rdbscope info`: what each dump says about itself.
 
 use super::{keep_verdict, Outcome};
+use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
 use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::analysis::PreparedDump;
 use crate::pass::input::{source_name, Dump, SpoolOptions};
 use crate::pass::live;
-use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::pipeline::{self, Folding, NoFold, Options};
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use crate::report::info;
@@ -127,15 +128,16 @@ fn describe(
     let pass = pipeline::run(
         &dump,
         &options,
-        Folding::new(
-            |()| (0u64, 0u64),
-            |(sum, read), (), key| {
+        Folding {
+            init: || (0u64, 0u64),
+            fold: |(sum, read): &mut (u64, u64), key: &KeyStats<'_>| {
                 *read += key.serialized_bytes;
                 if let Some(profile) = &profile {
                     *sum += key.used_memory_bytes(profile);
                 }
             },
-        ),
+        },
+        &NoFold,
         |(sum, read)| {
             keys_bytes += sum;
             keys_read += read;

@@ -22,7 +22,7 @@ use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::{self, Compression, Dump};
 use crate::pass::live;
-use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::pipeline::{self, Aggregating, Folding, NoFold, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
@@ -145,13 +145,11 @@ impl PreparedDump {
 }
 
 /// What a pool task hands back, in file order.
-struct Chunk<R, P> {
+struct Chunk<R> {
     rows: Option<R>,
     bytes: u64,
     /// Keys that passed the filters.
     keys: u64,
-    /// What the chunk's keys fill of what depends on the order keys come in.
-    part: P,
 }
 
 fn now_ms() -> i64 {
@@ -183,24 +181,12 @@ pub fn merge_target<A>(make: impl Fn(Source) -> A) -> A {
 }
 
 /// What one dump's keys are folded into beside the rows.
-trait DumpFold: Sync {
+trait DumpFold: Aggregating {
     /// What the folding leaves once the pass is over.
     type Folded;
     /// Whether keys are folded at all (a pass that folded keys past a damaged value is
     /// folded again up to it).
     const FOLDS: bool;
-    /// What a pool thread folds into, taken once for each chunk of keys.
-    type Local<'a>
-    where
-        Self: 'a;
-    /// What a chunk of the file fills of what depends on the order keys come in.
-    type Part: Send;
-    fn local(&self) -> Self::Local<'_>;
-    /// An empty part for the next chunk.
-    fn part(local: &mut Self::Local<'_>) -> Self::Part;
-    fn add(local: &mut Self::Local<'_>, part: &mut Self::Part, key: &KeyStats<'_>);
-    /// Takes the part of the next chunk of the file, in file order.
-    fn merge_part(&self, part: Self::Part);
     /// The threads' shares merged into the one in file order.
     fn merged(self) -> Self::Folded;
     /// The totals the per-file summary shows.
@@ -210,7 +196,7 @@ trait DumpFold: Sync {
 /// A dump's aggregator taking the chunks' parts in file order, and one a pool thread
 /// takes keys into in any order, built by `make` and merged after the pass.
 struct PerDump<A: Send, M> {
-    /// Taken only by the side handing chunks over, one chunk at a time: never contended.
+    /// Taken by one thread at a time, one batch at a time: never contended.
     ordered: Mutex<A>,
     locals: ThreadLocal<RefCell<A>>,
     make: M,
@@ -226,9 +212,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> PerDump<A, M> {
     }
 }
 
-impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
-    type Folded = A;
-    const FOLDS: bool = true;
+impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
     type Local<'a>
         = RefMut<'a, A>
     where
@@ -253,12 +237,17 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
         A::add_in_order(part, key);
     }
 
-    fn merge_part(&self, part: A::InOrder) {
+    fn merge(&self, part: A::InOrder) {
         self.ordered
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .merge_in_order(part);
     }
+}
+
+impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
+    type Folded = A;
+    const FOLDS: bool = true;
 
     fn merged(self) -> A {
         let mut aggregate = self
@@ -281,22 +270,9 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
 type DumpFolded<F> = Option<(<F as DumpFold>::Folded, u64)>;
 
 /// Nothing folded: a pass that only writes rows (`keys`).
-struct NoFold;
-
 impl DumpFold for NoFold {
     type Folded = ();
     const FOLDS: bool = false;
-    type Local<'a> = ();
-    type Part = ();
-
-    fn local(&self) {}
-
-    fn part((): &mut ()) {}
-
-    #[inline]
-    fn add((): &mut (), (): &mut (), _: &KeyStats<'_>) {}
-
-    fn merge_part(&self, (): ()) {}
 
     fn merged(self) {}
 
@@ -576,24 +552,21 @@ fn fold_pass<F: DumpFold, S: RowSink>(
         dump,
         options,
         Folding {
-            local: || fold.local(),
-            init: |local: &mut F::Local<'_>| Chunk {
+            init: || Chunk {
                 rows: builder.as_ref().map(RowBuild::start),
                 bytes: 0,
                 keys: 0,
-                part: F::part(local),
             },
-            fold: |chunk: &mut Chunk<_, F::Part>, local: &mut F::Local<'_>, key: &KeyStats<'_>| {
+            fold: |chunk: &mut Chunk<_>, key: &KeyStats<'_>| {
                 chunk.bytes += key.serialized_bytes;
                 chunk.keys += 1;
-                F::add(local, &mut chunk.part, key);
                 if let (Some(builder), Some(rows)) = (&builder, &mut chunk.rows) {
                     builder.push(rows, key);
                 }
             },
         },
+        &fold,
         |chunk| {
-            fold.merge_part(chunk.part);
             if let Some(progress) = progress {
                 progress.advance(chunk.bytes);
             }

@@ -101,51 +101,74 @@ pub struct Pass {
     pub damage: Option<Damage>,
 }
 
-struct Folded<T> {
+struct Folded<T, P> {
     value: T,
+    /// What the chunk's keys fill of what depends on the order keys come in.
+    part: P,
     /// Index in the chunk of the key whose value is damaged, and why.
     failure: Option<(usize, DecodeError)>,
 }
 
-/// What a pass does with each key, on the pool: `fold` it into the chunk's value (`init`,
-/// handed to `consume` in file order) and the pool thread's state for the chunk (`local`,
-/// taken once a chunk rather than once a key, and left on the thread).
-pub struct Folding<I, L, F> {
+/// What a pass does with each key read on the pool: `fold` it into the chunk's value
+/// (`init`, handed to `consume` in file order). What it aggregates is folded by an
+/// [`Aggregating`].
+pub struct Folding<I, F> {
     pub init: I,
-    pub local: L,
     pub fold: F,
 }
 
-impl<T, I, F> Folding<I, fn(), F>
-where
-    I: Fn(&mut ()) -> T + Sync,
-    F: Fn(&mut T, &mut (), &KeyStats<'_>) + Sync,
-{
-    /// A pass whose folding keeps no state on the thread.
-    pub fn new(init: I, fold: F) -> Self {
-        Folding {
-            init,
-            local: || (),
-            fold,
-        }
-    }
+/// What a pass aggregates every key into beside the chunk values: each pool thread's own
+/// state (`Local`, taken once a chunk, for what merges the same in any order), and the
+/// part each chunk of the file fills of what depends on the order keys come in, which
+/// [`Aggregating::merge`] takes in file order, one part at a time, on one thread, while
+/// the next batch is read.
+pub trait Aggregating: Sync {
+    type Local<'a>
+    where
+        Self: 'a;
+    type Part: Send;
+    fn local(&self) -> Self::Local<'_>;
+    /// An empty part for the next chunk.
+    fn part(local: &mut Self::Local<'_>) -> Self::Part;
+    fn add(local: &mut Self::Local<'_>, part: &mut Self::Part, key: &KeyStats<'_>);
+    /// Takes the part of the next chunk of the file.
+    fn merge(&self, part: Self::Part);
 }
 
-fn fold_chunk<T, S, I, L, F>(
+/// Nothing aggregated: a pass that only builds its chunk values (`keys`, `info`).
+pub struct NoFold;
+
+impl Aggregating for NoFold {
+    type Local<'a> = ();
+    type Part = ();
+
+    fn local(&self) {}
+
+    fn part((): &mut ()) {}
+
+    #[inline]
+    fn add((): &mut (), (): &mut (), _: &KeyStats<'_>) {}
+
+    fn merge(&self, (): ()) {}
+}
+
+fn fold_chunk<T, I, F, K>(
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
     profile: &crate::model::server::ServerProfile,
     filter: &KeyFilter,
-    folding: &Folding<I, L, F>,
-) -> Folded<T>
+    folding: &Folding<I, F>,
+    aggregating: &K,
+) -> Folded<T, K::Part>
 where
-    I: Fn(&mut S) -> T + Sync,
-    L: Fn() -> S + Sync,
-    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+    K: Aggregating,
 {
     let mut scratch = Scratch::releasing(pages);
-    let mut local = (folding.local)();
-    let mut value = (folding.init)(&mut local);
+    let mut value = (folding.init)();
+    let mut local = aggregating.local();
+    let mut part = K::part(&mut local);
     let mut key = KeyStats::new();
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
@@ -156,15 +179,18 @@ where
         if let Err(e) = key.read(record, profile, &mut scratch) {
             return Folded {
                 value,
+                part,
                 failure: Some((i, e)),
             };
         }
         if filter.keeps(key.memory_bytes) {
-            (folding.fold)(&mut value, &mut local, &key);
+            (folding.fold)(&mut value, &key);
+            K::add(&mut local, &mut part, &key);
         }
     }
     Folded {
         value,
+        part,
         failure: None,
     }
 }
@@ -193,7 +219,7 @@ impl<'data> Handover<'data> {
     /// including the partial chunk before a damaged value, which ends the pass.
     fn hand_over<T>(
         &mut self,
-        chunks: Vec<Folded<T>>,
+        chunks: Vec<Folded<T, ()>>,
         consume: &mut impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<Option<Damage>> {
         let count = chunks.len();
@@ -233,32 +259,63 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
     )
 }
 
+/// Takes the parts out of `chunks`, those after a damaged value dropped.
+fn split_parts<T, P>(chunks: Vec<Folded<T, P>>) -> (Vec<Folded<T, ()>>, Vec<P>) {
+    let mut parts = Vec::with_capacity(chunks.len());
+    let mut damaged = false;
+    let values = chunks
+        .into_iter()
+        .map(|c| {
+            if !damaged {
+                parts.push(c.part);
+            }
+            damaged |= c.failure.is_some();
+            Folded {
+                value: c.value,
+                part: (),
+                failure: c.failure,
+            }
+        })
+        .collect();
+    (values, parts)
+}
+
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
-/// over chunks of keys, each into a fresh `folding.init(local)`; `consume` receives the chunk
-/// values in file order (including the partial chunk before a damaged value).
-pub fn run<T, S, I, L, F>(
+/// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
+/// values in file order (including the partial chunk before a damaged value);
+/// `aggregating` takes every key, and merges the chunks' parts in file order up to a
+/// damaged value (keys after it in its batch, analysed beside it, are in the threads'
+/// states: [`Damage::folded_past`]).
+pub fn run<T, I, F, K>(
     dump: &Dump,
     options: &Options,
-    folding: Folding<I, L, F>,
+    folding: Folding<I, F>,
+    aggregating: &K,
     mut consume: impl FnMut(T) -> io::Result<()> + Send,
 ) -> io::Result<Pass>
 where
     T: Send,
-    I: Fn(&mut S) -> T + Sync,
-    L: Fn() -> S + Sync,
-    F: Fn(&mut T, &mut S, &KeyStats<'_>) + Sync,
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, &KeyStats<'_>) + Sync,
+    K: Aggregating,
 {
     let mut scan = DumpScan::of(dump);
+    let merge_all = |parts: Vec<K::Part>| {
+        for part in parts {
+            aggregating.merge(part);
+        }
+    };
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             // Three batches in flight: `ahead` being scanned, `current` folded on the pool,
             // and the one folded before it, whose chunk values (`to_hand`) go to `consume`
             // (which may write hundreds of megabytes of rows) on the scanning side of the
-            // join.
+            // join, and whose parts (`to_merge`) are merged on the pool beside the folding.
             let mut ahead = Vec::with_capacity(BATCH);
             let mut current = Vec::with_capacity(BATCH);
             let mut handover = Handover::default();
-            let mut to_hand: Vec<Folded<T>> = Vec::new();
+            let mut to_hand: Vec<Folded<T, ()>> = Vec::new();
+            let mut to_merge: Vec<K::Part> = Vec::new();
             let mut limit = KeyLimit {
                 left: options.key_limit,
             };
@@ -267,7 +324,7 @@ where
             let mut profile = scan.profile();
             while let (false, Some(p)) = (current.is_empty(), profile) {
                 let p = options.overrides.apply(p);
-                let (handed, chunks) = rayon::join(
+                let (handed, (chunks, ())) = rayon::join(
                     || -> io::Result<(Option<Damage>, bool)> {
                         let damage =
                             handover.hand_over(std::mem::take(&mut to_hand), &mut consume)?;
@@ -275,10 +332,24 @@ where
                         Ok((damage, limit.apply(&mut ahead) && more))
                     },
                     || {
-                        current
-                            .par_chunks(CHUNK)
-                            .map(|c| fold_chunk(c, dump, &p, &options.filter, &folding))
-                            .collect::<Vec<_>>()
+                        rayon::join(
+                            || {
+                                current
+                                    .par_chunks(CHUNK)
+                                    .map(|c| {
+                                        fold_chunk(
+                                            c,
+                                            dump,
+                                            &p,
+                                            &options.filter,
+                                            &folding,
+                                            aggregating,
+                                        )
+                                    })
+                                    .collect::<Vec<_>>()
+                            },
+                            || merge_all(std::mem::take(&mut to_merge)),
+                        )
                     },
                 );
                 let (damage, scanned_more) = handed?;
@@ -289,11 +360,14 @@ where
                 }
                 more = scanned_more;
                 std::mem::swap(&mut handover.records, &mut current);
-                if chunks.iter().any(|c| c.failure.is_some()) {
+                let (values, parts) = split_parts(chunks);
+                if values.iter().any(|c| c.failure.is_some()) {
                     // Stop at the damage: no later batch is folded.
-                    return handover.hand_over(chunks, &mut consume);
+                    merge_all(parts);
+                    return handover.hand_over(values, &mut consume);
                 }
-                to_hand = chunks;
+                to_hand = values;
+                to_merge = parts;
                 std::mem::swap(&mut current, &mut ahead);
                 ahead.clear();
                 // Everything before the batch about to be folded has been read.
@@ -302,6 +376,7 @@ where
                 }
                 profile = scan.profile();
             }
+            merge_all(to_merge);
             handover.hand_over(to_hand, &mut consume)
         });
     let value_damage = value_damage?;
