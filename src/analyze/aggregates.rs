@@ -3,10 +3,10 @@
 
 use super::distribution::Distributions;
 use super::encodings::PatternEncodings;
+use super::groups::GroupTable;
 use super::idle_freq::IdleFreq;
 use super::patterns::Patterns;
 use super::prefixes::{PrefixConfig, Prefixes};
-use super::groups::GroupTable;
 use super::slots::{add_tag, Slots};
 use super::top::TopKeys;
 use super::ttl::Ttl;
@@ -107,6 +107,13 @@ impl Aggregator for Aggregates {
         self.patterns += t.patterns;
         self.encodings.merge(t.encodings);
         self.slots.merge_tags(t.tags);
+    }
+
+    fn trim(&mut self) {
+        self.prefixes.trim();
+        self.patterns.trim();
+        self.encodings.trim();
+        self.slots.trim();
     }
 
     fn totals(&self) -> &Totals {

@@ -62,6 +62,11 @@ impl PatternEncodings {
     pub fn table(&self) -> &GroupTable {
         &self.table
     }
+
+    /// See [`GroupTable::trim`].
+    pub fn trim(&mut self) {
+        self.table.trim();
+    }
 }
 
 /// The type, the encoding and the pattern of a name of [`PatternEncodings::table`].

@@ -525,6 +525,16 @@ impl GroupTable {
         self.index.rebuild(&self.entries);
     }
 
+    /// Purges once if the table lists more than `2 m` names, as a merge may leave it (up to
+    /// `2.5 m`): how many light names a table lists then does not depend on where its
+    /// last purge fell, and a dump's tables list at most `2 m` names.
+    pub fn trim(&mut self) {
+        if self.entries.len() > self.capacity.saturating_mul(2) {
+            self.settled.take();
+            self.purge();
+        }
+    }
+
     /// Whether names were ever dropped to `(other)`: rows may then be lower bounds.
     pub fn overflowed(&self) -> bool {
         self.overflowed

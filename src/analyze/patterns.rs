@@ -118,6 +118,11 @@ impl Patterns {
         &self.table
     }
 
+    /// See [`GroupTable::trim`].
+    pub fn trim(&mut self) {
+        self.table.trim();
+    }
+
     /// The pattern of the key added last.
     pub fn current(&self) -> &[u8] {
         &self.scratch

@@ -115,6 +115,11 @@ impl Prefixes {
         }
     }
 
+    /// See [`GroupTable::trim`].
+    pub fn trim(&mut self) {
+        self.tables.iter_mut().for_each(GroupTable::trim);
+    }
+
     pub fn delimiter(&self) -> &[u8] {
         &self.delimiter
     }

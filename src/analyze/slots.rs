@@ -45,6 +45,11 @@ impl Slots {
         self.tags.like()
     }
 
+    /// See [`GroupTable::trim`].
+    pub fn trim(&mut self) {
+        self.tags.trim();
+    }
+
     /// Merges hash-tag tables filled by [`add_tag`], in file order.
     pub fn merge_tags(&mut self, tags: GroupTable) {
         self.tags += tags;

@@ -49,12 +49,17 @@ struct Rollup<R> {
 /// What [`Rollup`] needs of the grouping it wraps.
 trait Grouping: AddAssign + Send + Sized {
     fn like(&self) -> Self;
+    fn trim(&mut self);
     fn add(&mut self, key: &KeyStats<'_>);
 }
 
 impl Grouping for Prefixes {
     fn like(&self) -> Self {
         Prefixes::like(self)
+    }
+
+    fn trim(&mut self) {
+        Prefixes::trim(self);
     }
 
     fn add(&mut self, key: &KeyStats<'_>) {
@@ -65,6 +70,10 @@ impl Grouping for Prefixes {
 impl Grouping for Patterns {
     fn like(&self) -> Self {
         Patterns::like(self)
+    }
+
+    fn trim(&mut self) {
+        Patterns::trim(self);
     }
 
     fn add(&mut self, key: &KeyStats<'_>) {
@@ -90,6 +99,10 @@ impl<R: Grouping> Aggregator for Rollup<R> {
 
     fn merge_in_order(&mut self, groups: R) {
         self.groups += groups;
+    }
+
+    fn trim(&mut self) {
+        self.groups.trim();
     }
 
     fn totals(&self) -> &Totals {

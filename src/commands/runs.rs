@@ -233,6 +233,10 @@ impl<E: KeyFold> Aggregator for WithExtra<E> {
         self.extra += extra;
     }
 
+    fn trim(&mut self) {
+        self.linted.trim();
+    }
+
     fn totals(&self) -> &Totals {
         self.linted.totals()
     }

@@ -205,6 +205,11 @@ impl KeyRules {
         }
     }
 
+    /// See [`GroupTable::trim`].
+    pub fn trim(&mut self) {
+        self.strings.trim();
+    }
+
     /// Merges the small-string table of the next chunk of the file, in file order.
     pub fn merge_small_strings(&mut self, strings: SmallStrings) {
         self.strings += strings.table;

@@ -524,6 +524,11 @@ impl Aggregator for Linted {
         self.keys.merge_small_strings(t.strings);
     }
 
+    fn trim(&mut self) {
+        self.aggregates.trim();
+        self.keys.trim();
+    }
+
     fn totals(&self) -> &Totals {
         self.aggregates.totals()
     }

@@ -28,10 +28,10 @@ use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
 use crate::pass::scan::{check_overrides, ChecksumVerdict, DumpScan};
 use crate::pass::totals::Totals;
 use crate::rdb::header::Header;
+use std::cell::{RefCell, RefMut};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::cell::{RefCell, RefMut};
 use std::sync::{Mutex, PoisonError};
 use thread_local::ThreadLocal;
 
@@ -257,6 +257,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> DumpFold for PerDump<A, M> {
         for local in self.locals {
             aggregate += local.into_inner();
         }
+        aggregate.trim();
         aggregate
     }
 

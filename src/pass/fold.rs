@@ -24,6 +24,9 @@ pub trait Aggregator: AddAssign + Send + Sized {
     fn add_in_order(part: &mut Self::InOrder, key: &KeyStats<'_>);
     /// Takes the part of the next chunk of the file, in file order.
     fn merge_in_order(&mut self, part: Self::InOrder);
+    /// A dump's keys are all in: its heavy-hitter tables drop what they list beyond twice
+    /// their capacity ([`crate::analyze::groups::GroupTable::trim`]).
+    fn trim(&mut self) {}
     fn totals(&self) -> &Totals;
 }
 
