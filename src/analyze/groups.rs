@@ -14,7 +14,8 @@
 //!   `K / m` keys);
 //! * counts every key it does not list in its `(other)` group, so the rows plus `(other)`
 //!   always sum to the keys fed;
-//! * holds at most `2.5 m` names (plus one table's worth for the moment of a merge).
+//! * holds at most `2.5 m` names (plus one table's worth for the moment of a merge), and
+//!   at most `2 m` once a dump's keys are all in ([`GroupTable::trim`]).
 //!
 //! # How
 //!
