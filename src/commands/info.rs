@@ -3,7 +3,7 @@
 use super::{keep_verdict, Outcome};
 use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
-use crate::pass::allocator_detection::AllocatorChoice;
+use crate::pass::allocator_detection::{reconsider, AllocatorChoice};
 use crate::pass::analysis::PreparedDump;
 use crate::pass::input::{Dump, SpoolOptions};
 use crate::pass::pipeline::{self, Folding, Options};
@@ -98,6 +98,7 @@ fn describe(
         overrides: args.overrides.clone(),
         ..Options::default()
     };
+    let user_overrides = options.overrides.clone();
     // Keys are read under the profile of the dump's aux fields, so when there are keys
     // there is a profile; the per-db tables and the baseline are modelled with it too.
     let PreparedDump {
@@ -108,23 +109,33 @@ fn describe(
         profile,
         ..
     } = PreparedDump::new(dump, name, &options)?;
-    let mut keys_bytes = 0u64;
-    let pass = pipeline::run(
-        &dump,
-        &options,
-        Folding::new(
-            || 0u64,
-            |sum, (), key| {
-                if let Some(profile) = &profile {
-                    *sum += key.used_memory_bytes(profile);
-                }
-            },
+    let pass = pipeline::run(&dump, &options, Folding::new(|| (), |(), (), _| {}), |()| {
+        Ok(())
+    })?;
+    // The whole dump's sums price every candidate: the whole dump's choice needs no
+    // second pass.
+    let whole = match (&pass.damage, profile) {
+        (None, Some(p)) => reconsider(
+            &allocator,
+            &pass.info,
+            &p,
+            &pass.used_memory,
+            &user_overrides,
         ),
-        |sum| {
-            keys_bytes += sum;
-            Ok(())
-        },
-    )?;
+        _ => None,
+    };
+    let (allocator, keys_bytes) = match whole {
+        Some(mut whole) => {
+            let depth = whole.list_compress_depth.map(|d| d.depth);
+            let bytes = pass.used_memory.used(whole.allocator, depth);
+            whole.first_guess = None;
+            (whole, bytes)
+        }
+        None => {
+            let bytes = pass.used_memory.used(allocator.allocator, None);
+            (allocator, bytes)
+        }
+    };
     let info = pass.info;
     let memory = DumpMemory {
         keys_bytes,

@@ -6,7 +6,7 @@
     clippy::cast_sign_loss
 )]
 
-use crate::model::allocator::Allocator;
+use crate::model::allocator::{Allocator, ByAllocator};
 use crate::model::encoding::Encoding;
 use crate::model::facts::MemoryFacts;
 use crate::model::memory;
@@ -17,6 +17,7 @@ use crate::rdb::length::read_string;
 use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
     summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType, Scratch, ValueSummary,
+    ValueType,
 };
 use std::borrow::Cow;
 
@@ -25,6 +26,8 @@ pub struct KeyStats<'data> {
     pub db: u64,
     pub key: Cow<'data, [u8]>,
     pub redis_type: RedisType,
+    /// The type byte the dump stores the value under.
+    pub value_type: ValueType,
     pub module: Option<ModuleId>,
     /// What `OBJECT ENCODING` would answer after the server loads the dump.
     pub encoding: Encoding,
@@ -33,6 +36,11 @@ pub struct KeyStats<'data> {
     pub serialized_bytes: u64,
     /// Estimated RAM: what `MEMORY USAGE key SAMPLES 0` would report after loading.
     pub memory_bytes: u64,
+    /// What the key adds to the server's `used_memory` under each candidate allocator (at
+    /// the profile's `list-compress-depth`): [`KeyStats::memory_bytes`] and what `MEMORY
+    /// USAGE` leaves out or counts that the server does not hold (see
+    /// [`memory::used_memory_gap`]). The whole dump's sums choose the allocator.
+    pub used_memory: ByAllocator,
     /// What the walk of the value gathered for the memory model, under the profile
     /// [`KeyStats::memory_bytes`] was sized with.
     pub memory: MemoryFacts,
@@ -63,12 +71,14 @@ impl<'data> KeyStats<'data> {
             db: 0,
             key: Cow::Borrowed(&[]),
             redis_type: RedisType::String,
+            value_type: ValueType::String,
             module: None,
             encoding: Encoding::Raw,
             elements: None,
             serialized_bytes: 0,
             memory_bytes: 0,
-            memory: MemoryFacts::new(Allocator::default(), 0, false),
+            used_memory: ByAllocator::default(),
+            memory: MemoryFacts::new(0, false),
             largest_element_bytes: 0,
             expiry_ms: None,
             ttl_s: None,
@@ -107,7 +117,7 @@ impl<'data> KeyStats<'data> {
             RedisType::Set => profile.limits.set_max_listpack_entries,
             _ => 0,
         };
-        self.memory = MemoryFacts::new(profile.allocator, compact_limit, profile.valkey_9());
+        self.memory = MemoryFacts::new(compact_limit, profile.valkey_9());
         summarize_value_into(
             record.value_type,
             record.template.as_ref(),
@@ -121,11 +131,13 @@ impl<'data> KeyStats<'data> {
         self.db = record.db;
         self.slot = hash_slot(&self.key);
         self.redis_type = redis_type;
+        self.value_type = record.value_type;
         self.module = summary.module;
         self.encoding = encoding;
         self.memory_bytes = memory::key_memory(
             profile,
-            record,
+            record.value_type,
+            record.expire_ms.is_some(),
             self.key.len(),
             encoding,
             summary,
@@ -146,13 +158,18 @@ impl<'data> KeyStats<'data> {
             RedisType::String => Some(read_string(&mut record.value_bytes(), "string value")?),
             _ => None,
         };
+        self.used_memory = self.used_memory_candidates(profile);
         Ok(())
     }
 
-    /// What the key adds to the server's `used_memory`: [`KeyStats::memory_bytes`] and
-    /// what `MEMORY USAGE` leaves out or counts that the server does not hold (see
-    /// [`memory::used_memory_gap`]).
+    /// [`KeyStats::used_memory`] under the profile's allocator.
     pub fn used_memory_bytes(&self, profile: &ServerProfile) -> u64 {
+        self.used_memory[profile.allocator]
+    }
+
+    /// See [`KeyStats::used_memory`]: under the profile's allocator from
+    /// [`KeyStats::memory_bytes`], under the others priced again from the same facts.
+    fn used_memory_candidates(&self, profile: &ServerProfile) -> ByAllocator {
         let shape = memory::UsedMemoryShape {
             encoding: self.encoding,
             summary: &self.summary,
@@ -167,8 +184,26 @@ impl<'data> KeyStats<'data> {
                     .string_integer()
                     .is_some_and(|v| memory::SHARED_INTEGERS.contains(&v)),
         };
-        self.memory_bytes
-            .saturating_add_signed(memory::used_memory_gap(profile, &shape))
+        ByAllocator(Allocator::ALL.map(|allocator| {
+            let p = ServerProfile {
+                allocator,
+                ..*profile
+            };
+            let usage = if allocator == profile.allocator {
+                self.memory_bytes
+            } else {
+                memory::key_memory(
+                    &p,
+                    self.value_type,
+                    self.expiry_ms.is_some(),
+                    self.key.len(),
+                    self.encoding,
+                    &self.summary,
+                    &self.memory,
+                )
+            };
+            usage.saturating_add_signed(memory::used_memory_gap(&p, &shape))
+        }))
     }
 
     /// A string's value as an integer, when it is stored as one or reads as one.

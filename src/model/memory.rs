@@ -13,7 +13,7 @@ use super::allocator::{sds_header, Allocator};
 use super::encoding::Encoding;
 use super::facts::MemoryFacts;
 use super::server::{Family, ServerProfile, Version};
-use crate::rdb::{KeyRecord, RedisType, ValueSummary, ValueType};
+use crate::rdb::{RedisType, ValueSummary, ValueType};
 
 /// `robj`: type/encoding/lru bits, refcount, pointer.
 pub const ROBJ: u64 = 16;
@@ -129,13 +129,18 @@ fn stream_usage(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> u
         + rax(
             m.pel_entries,
             m.pel_rax_nodes,
-            m.pel_rax_bytes,
+            m.pel_rax_bytes[a],
             st.groups + st.consumers,
         );
     ROBJ + STREAM
-        + rax(st.nodes, m.stream_ids.nodes(), m.stream_ids.node_bytes(), 1)
-        + m.stream_node_allocs
-        + m.stream_last_node_alloc
+        + rax(
+            st.nodes,
+            m.stream_ids.nodes(),
+            m.stream_ids.node_bytes()[a],
+            1,
+        )
+        + m.stream_node_allocs[a]
+        + m.stream_last_node_alloc[a]
         + groups
 }
 
@@ -158,15 +163,15 @@ fn stream_allocations(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts
         object
             + a.class(STREAM)
             + rax
-            + m.stream_ids.node_bytes()
-            + m.stream_node_allocs
-            + m.stream_last_node_alloc
+            + m.stream_ids.node_bytes()[a]
+            + m.stream_node_allocs[a]
+            + m.stream_last_node_alloc[a]
             + groups_tree
             + st.groups * (a.class(STREAM_CG) + 2 * rax)
             + st.pending * a.class(STREAM_NACK)
             + st.consumers * (a.class(stream_consumer(profile)) + rax)
-            + m.pel_rax_bytes
-            + m.name_allocs,
+            + m.pel_rax_bytes[a]
+            + m.name_allocs[a],
     )
 }
 
@@ -301,7 +306,8 @@ impl DumpMemory {
 /// Estimated bytes the key and its value occupy in the server's memory.
 pub fn key_memory(
     profile: &ServerProfile,
-    record: &KeyRecord<'_>,
+    value_type: ValueType,
+    has_expiry: bool,
     key_len: usize,
     encoding: Encoding,
     s: &ValueSummary,
@@ -309,12 +315,12 @@ pub fn key_memory(
 ) -> u64 {
     let key = KeyShape {
         len: key_len as u64,
-        has_expiry: record.expire_ms.is_some(),
+        has_expiry,
     };
     if profile.valkey_embedded_keys() {
-        return valkey_value_memory(profile, record.value_type, encoding, s, m, key);
+        return valkey_value_memory(profile, value_type, encoding, s, m, key);
     }
-    key_overhead(profile, key.len) + value_memory(profile, record.value_type, encoding, s, m)
+    key_overhead(profile, key.len) + value_memory(profile, value_type, encoding, s, m)
 }
 
 /// What of a key shapes the object that embeds it (Valkey 8.1+).
@@ -448,11 +454,11 @@ fn valkey_value_memory(
             } else {
                 TableGrowth::ByInserts
             };
-            object + valkey_hashtable(table, n, growth) + m.member_sds
+            object + valkey_hashtable(table, n, growth) + m.member_sds[a]
         }
         Encoding::Hashtable => {
             let table = if profile.valkey_9() { table + 8 } else { table };
-            object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.valkey_hash_entries
+            object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.valkey_hash_entries[a]
         }
         Encoding::Skiplist => {
             if profile.valkey_9() {
@@ -462,14 +468,14 @@ fn valkey_value_memory(
                     + ZSET
                     + VALKEY9_ZSKIPLIST
                     + valkey_hashtable(table, n, TableGrowth::Presized)
-                    + m.valkey9_zset_nodes_millis.div_ceil(1000)
+                    + m.valkey9_zset_nodes_millis[a].div_ceil(1000)
             } else {
                 object
                     + ZSET
                     + ZSKIPLIST
                     + valkey_hashtable(table, n, TableGrowth::Presized)
                     + a.class(ZSKIPLIST_HEADER)
-                    + m.member_sds
+                    + m.member_sds[a]
                     + (n * expected_skiplist_node_millis(a)).div_ceil(1000)
             }
         }
@@ -537,7 +543,7 @@ fn value_memory(
         Encoding::Listpack | Encoding::Ziplist => match vt.redis_type() {
             RedisType::List => {
                 let bytes = match vt {
-                    ValueType::ListQuicklist2 => m.node_allocs,
+                    ValueType::ListQuicklist2 => m.node_allocs[a],
                     _ => a.class(s.listpack_estimate + LISTPACK_OVERHEAD),
                 };
                 ROBJ + bytes
@@ -550,7 +556,7 @@ fn value_memory(
         Encoding::Quicklist | Encoding::Linkedlist => {
             let (nodes, allocs) = match vt {
                 ValueType::ListQuicklist | ValueType::ListQuicklist2 => {
-                    (s.list_nodes, m.node_allocs)
+                    (s.list_nodes, m.node_allocs[a])
                 }
                 _ => {
                     // Old encodings are repacked into 8 KB nodes while loading.
@@ -559,13 +565,10 @@ fn value_memory(
                     (nodes, nodes * a.class(total / nodes + LISTPACK_OVERHEAD))
                 }
             };
-            // With compression on, inner nodes hold LZF data; the dump stores such nodes as
-            // the very LZF blobs the server held (depths above 1 are modelled as 1).
-            let saving = if profile.limits.list_compress_depth > 0 {
-                m.compressed_node_saving
-            } else {
-                0
-            };
+            // With compression on, the inner nodes the server compressed hold LZF data.
+            let saving = m
+                .list_compression
+                .saving(profile.limits.list_compress_depth, nodes)[a];
             ROBJ + QUICKLIST + nodes * QUICKLIST_NODE + allocs - saving
         }
         Encoding::Intset => {
@@ -595,14 +598,14 @@ fn value_memory(
             } else {
                 n * DICT_ENTRY
             };
-            ROBJ + DICT + 8 * b + entries + m.member_sds
+            ROBJ + DICT + 8 * b + entries + m.member_sds[a]
         }
         // Hashes, and the zipmaps of servers before 2.6 (sized as hash tables).
         Encoding::Hashtable | Encoding::Zipmap => {
             let fields = if profile.family == Family::Redis && profile.version >= Version(7, 4, 0) {
-                m.field_mstr
+                m.field_mstr[a]
             } else {
-                m.member_sds
+                m.member_sds[a]
             };
             // Converted when it outgrew the listpack (presized), or at a long element; then
             // each HSET finds and adds.
@@ -619,7 +622,7 @@ fn value_memory(
                 }
             };
             let b = grown_buckets(profile, n, growth);
-            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
+            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds[a]
         }
         Encoding::Skiplist => {
             ROBJ + ZSET
@@ -641,7 +644,7 @@ fn value_memory(
                     },
                 )
                 + a.class(ZSKIPLIST_HEADER)
-                + m.member_sds
+                + m.member_sds[a]
                 + n * DICT_ENTRY
                 + (n * expected_skiplist_node_millis(a)).div_ceil(1000)
         }
@@ -650,7 +653,7 @@ fn value_memory(
         // values. The shared template itself is not counted per key.
         Encoding::TemplateListpack => ROBJ + a.class(listpack(true)),
         Encoding::TemplateArray => {
-            ROBJ + a.class(TEMPLATE_ARRAY.saturating_add(n.saturating_mul(8))) + m.value_sds
+            ROBJ + a.class(TEMPLATE_ARRAY.saturating_add(n.saturating_mul(8))) + m.value_sds[a]
         }
         Encoding::Listpackex => {
             let same = matches!(
@@ -661,7 +664,7 @@ fn value_memory(
         }
         Encoding::Stream => stream_usage(profile, s, m),
         // An estimate: see `array`.
-        Encoding::SlicedArray => ROBJ + m.array.bytes(a),
+        Encoding::SlicedArray => ROBJ + m.array.bytes()[a],
     }
 }
 

@@ -9,6 +9,7 @@
 //! aggregates merge deterministically. A batch holding a damaged value is handed over at
 //! once and ends the pass.
 
+use crate::model::calibration::UsedMemorySums;
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
 use crate::pass::filter::KeyFilter;
@@ -92,10 +93,14 @@ impl Damage {
 pub struct Pass {
     pub info: DumpInfo,
     pub damage: Option<Damage>,
+    /// What the keys read (filtered out by `--min-memory` or not) add to `used_memory`
+    /// under every candidate: the whole dump's when it holds `info.keys` keys.
+    pub used_memory: UsedMemorySums,
 }
 
 struct Folded<T> {
     value: T,
+    used_memory: UsedMemorySums,
     /// Index in the chunk of the key whose value is damaged, and why.
     failure: Option<(usize, DecodeError)>,
 }
@@ -144,6 +149,7 @@ where
     let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
     let mut local = (folding.local)();
+    let mut used_memory = UsedMemorySums::default();
     // Keys are read one ahead of folding, into the two statistics in turn: the key just
     // read is announced while the previous one is folded.
     let mut pair = [KeyStats::new(), KeyStats::new()];
@@ -161,6 +167,9 @@ where
             _ => (second, &*first),
         };
         let outcome = read.read(record, profile, &mut scratch);
+        if outcome.is_ok() {
+            used_memory.add(read, profile.limits.list_compress_depth);
+        }
         let kept = outcome.is_ok() && filter.keeps(read.memory_bytes);
         if kept {
             (folding.prefetch)(&local, read);
@@ -171,6 +180,7 @@ where
         if let Err(e) = outcome {
             return Folded {
                 value,
+                used_memory,
                 failure: Some((i, e)),
             };
         }
@@ -181,6 +191,7 @@ where
     }
     Folded {
         value,
+        used_memory,
         failure: None,
     }
 }
@@ -192,6 +203,8 @@ struct Handover<'data> {
     done: u64,
     /// The last of them.
     last_done: Option<KeyRecord<'data>>,
+    /// What the keys handed over add to `used_memory`.
+    used_memory: UsedMemorySums,
 }
 
 impl Default for Handover<'_> {
@@ -200,6 +213,7 @@ impl Default for Handover<'_> {
             records: Vec::with_capacity(BATCH),
             done: 0,
             last_done: None,
+            used_memory: UsedMemorySums::default(),
         }
     }
 }
@@ -214,6 +228,7 @@ impl<'data> Handover<'data> {
     ) -> io::Result<Option<Damage>> {
         let count = chunks.len();
         for (ci, chunk) in chunks.into_iter().enumerate() {
+            self.used_memory += &chunk.used_memory;
             consume(chunk.value)?;
             if let Some((i, error)) = chunk.failure {
                 let at = ci * CHUNK + i;
@@ -266,6 +281,7 @@ where
     P: Fn(&S, &KeyStats<'_>) + Sync,
 {
     let mut scan = DumpScan::of(dump);
+    let mut used_memory = UsedMemorySums::default();
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             // Three batches in flight: `ahead` being scanned, `current` folded on the pool,
@@ -319,7 +335,9 @@ where
                 }
                 profile = scan.profile();
             }
-            handover.hand_over(to_hand, &mut consume)
+            let damage = handover.hand_over(to_hand, &mut consume);
+            used_memory = handover.used_memory;
+            damage
         });
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
@@ -344,5 +362,9 @@ where
         });
         d.input = Some(cut.to_string());
     }
-    Ok(Pass { info, damage })
+    Ok(Pass {
+        info,
+        damage,
+        used_memory,
+    })
 }
