@@ -1080,7 +1080,19 @@ fn allocator_choice_is_shown_in_info_report_and_summary() {
         (given["name"].as_str(), given["chosen_by"].as_str()),
         (Some("jemalloc-16"), Some("option"))
     );
-    assert_eq!(given["candidates"].as_array().unwrap().len(), 0);
+    // The allocator named, the list-compress-depth is still chosen: one candidate a depth.
+    let candidates = given["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 4, "{given}");
+    assert!(candidates.iter().all(|c| c["allocator"] == "jemalloc-16"));
+    assert_eq!(given["list_compress_depth"]["chosen_by"], "ambiguous");
+    let named = info(&[
+        "--allocator",
+        "libc",
+        "--config-set",
+        "list-compress-depth=1",
+    ]);
+    assert_eq!(named["candidates"].as_array().unwrap().len(), 0, "{named}");
+    assert_eq!(named["list_compress_depth"], Value::Null);
     assert_eq!(info(&["--allocator", "libc"])["name"], "libc");
     let o = rdbscope(&["info", "--allocator", "tcmalloc", dump]);
     assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
