@@ -21,12 +21,15 @@
 //! whole dump rules it out (then the pass is run again under the whole dump's choice, and
 //! the choice says so).
 //!
-//! The decision states its margin: how much further from `used-mem` the runner-up is than
-//! the choice, against the uncertainty of what the dump cannot tell ([`Uncertainty`]): the
-//! server's own memory beyond its measured baseline (latency histograms, ~25 KB for each
-//! command the server has run, and client buffers), the replication backlog a server that
-//! has had replicas holds (the `repl-offset` aux field says whether it may have one), and
-//! the model's own tolerance. `detected` only when the margin clears it; otherwise
+//! The decision states its margin against the uncertainty of what the dump cannot tell
+//! ([`Uncertainty`]): `used-mem` may lie above a right candidate's model by the server's
+//! own memory beyond its measured baseline (latency histograms, ~25 KB for each command the
+//! server has run, and client buffers), the replication backlog a server that has had
+//! replicas holds (the `repl-offset` aux field says whether it may have one) and the
+//! model's tolerance, below it by the tolerance alone. The margin is how much more of
+//! `used-mem` the runner-up leaves outside that window than the choice. `detected` when the
+//! whole dump's best candidate lies inside it and every rival outside; by more than the
+//! window's width when the evidence is a sample or no candidate fits; otherwise
 //! `ambiguous`, and what was assumed: the first guess, then official builds' jemalloc
 //! (depth 0: compression off) when they fit as well, and the flag that settles it.
 
