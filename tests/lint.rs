@@ -157,8 +157,13 @@ fn rdbscope(args: &[&str]) -> Output {
         .expect("rdbscope runs")
 }
 
+/// `lint` on the dump, as a cluster shard's: it holds keys in two dbs, so only `--cluster`
+/// has the cluster rules checked.
 fn lint(format: &str, extra: &[&str]) -> Output {
     let mut args = vec!["lint", "--quiet", "--format", format];
+    if !extra.contains(&"--cluster") {
+        args.push("--cluster");
+    }
     args.extend(extra);
     args.push(dump().to_str().unwrap());
     rdbscope(&args)
@@ -620,10 +625,67 @@ fn hostile_keys_are_escaped_in_every_format() {
     );
 }
 
+/// Cluster rules need a sign of a cluster: not on a dump of two dbs (a Redis cluster has
+/// only db 0) nor on one dump without SLOT_INFO records; `--cluster` or several dumps are
+/// one.
+#[test]
+fn cluster_rules_apply_only_to_a_cluster() {
+    let rules = |args: &[&str]| {
+        let out = rdbscope(args);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}");
+        counts(&serde_json::from_slice(&out.stdout).unwrap())
+    };
+    let two_dbs = dump().to_str().unwrap();
+    let skew = ["--slot-skew-factor", "0", "--slot-skew-percent", "0"];
+    let mut args = vec!["lint", "--quiet", "--format", "json"];
+    args.extend(skew);
+    args.push(two_dbs);
+    let plain = rules(&args);
+    assert!(!plain.contains_key("cluster.slot-skew"), "{plain:?}");
+    assert!(!plain.contains_key("cluster.shard-too-big"), "{plain:?}");
+    assert_eq!(plain["db.multiple"], 1);
+    let text = String::from_utf8(rdbscope(&["lint", "--quiet", two_dbs]).stdout).unwrap();
+    assert!(
+        text.contains("not checked: cluster.shard-too-big, cluster.slot-skew"),
+        "{text}"
+    );
+    args.insert(4, "--cluster");
+    assert!(rules(&args)["cluster.slot-skew"] > 0);
+
+    // One db, one dump: a cluster only when said; two such dumps are shards.
+    let dir = TempDir::new().unwrap();
+    let one_db = dir.path().join("one-db.rdb");
+    let mut rdb = Rdb::new(BufWriter::new(File::create(&one_db).unwrap())).unwrap();
+    rdb.select_db(0).unwrap();
+    for i in 0..50 {
+        rdb.set_string(format!("k:{i}").as_bytes(), b"v", None)
+            .unwrap();
+    }
+    rdb.set_string(b"{whale}:big", &[b'x'; 20_000], None)
+        .unwrap();
+    rdb.finish().unwrap();
+    let one_db = one_db.to_str().unwrap();
+    let mut args = vec!["lint", "--quiet", "--format", "json"];
+    args.extend(skew);
+    args.push(one_db);
+    assert!(!rules(&args).contains_key("cluster.slot-skew"));
+    args.push(one_db);
+    assert!(rules(&args)["cluster.slot-skew"] > 0);
+    args.pop();
+    args.insert(4, "--cluster");
+    assert!(rules(&args)["cluster.slot-skew"] > 0);
+}
+
 #[test]
 fn report_writes_the_same_findings() {
     let dir = TempDir::new().unwrap();
-    let flags = ["--key-max-bytes", "99", "--disable", "ttl.missing"];
+    let flags = [
+        "--key-max-bytes",
+        "99",
+        "--disable",
+        "ttl.missing",
+        "--cluster",
+    ];
     let mut args = vec![
         "report",
         "--quiet",

@@ -701,7 +701,13 @@ fn compare(
         };
         check("type", t.type_name.clone().into());
         check("encoding", t.encoding.clone().into());
-        check("elements", t.elements.into());
+        if t.type_name == "string" {
+            // A string holds no elements; STRLEN is the bytes of its one value.
+            check("elements", 0.into());
+            check("largest_element_bytes", t.elements.into());
+        } else {
+            check("elements", t.elements.into());
+        }
         check("expiry_ms", t.expiry_ms.into());
         // The server runs with maxmemory-policy noeviction: no LRU idle or LFU counter saved.
         check("idle_s", Value::Null);

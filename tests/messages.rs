@@ -109,7 +109,7 @@ fn info_on_a_damaged_dump_does_not_compare_the_model() {
     );
     assert!(
         text.contains(
-            "memory (model)   0 = keys 0 + db overhead 0 (the keys read before the damage)"
+            "used_memory      0 modelled = keys 0 + db overhead 0 (the keys read before the damage)"
         ),
         "{text}"
     );
@@ -204,10 +204,12 @@ fn the_partial_note_names_the_dump_once() {
         args.extend(["--quiet", &path]);
         let o = run(&args);
         let text = stdout(&o);
-        let note = text
-            .lines()
-            .find(|l| l.contains("PARTIAL: "))
+        // The note, its lines wrapped to the width joined again.
+        let at = text
+            .find("  * PARTIAL: ")
             .unwrap_or_else(|| panic!("{args:?}\n{text}"));
+        let end = text[at..].find("\n\n").map_or(text.len(), |e| at + e);
+        let note = text[at..end].replace("\n    ", " ");
         assert_eq!(
             note,
             format!(

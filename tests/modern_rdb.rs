@@ -61,16 +61,16 @@ fn the_real_redis_8_9_dump_reads_whole() {
         .collect();
     let expected = [
         ("lab:set", "set", "listpack", 1, 28),
-        ("lab:bitmap", "string", "embstr", 1, 14),
+        ("lab:bitmap", "string", "embstr", 0, 14),
         ("lab:stream", "stream", "stream", 1, 107),
         ("lab:hash", "hash", "listpack", 1, 37),
-        ("lab:string", "string", "embstr", 9, 22),
-        ("lab:bitfield", "string", "embstr", 1, 16),
+        ("lab:string", "string", "embstr", 0, 22),
+        ("lab:bitfield", "string", "embstr", 0, 16),
         ("lab:array", "array", "sliced-array", 1, 27),
         ("lab:geo", "zset", "listpack", 1, 38),
         ("lab:zset", "zset", "listpack", 1, 36),
         ("lab:list", "list", "listpack", 1, 32),
-        ("lab:hll", "string", "embstr", 21, 31),
+        ("lab:hll", "string", "embstr", 0, 31),
     ]
     .map(|(k, t, e, n, b)| (k.to_string(), t, e, Some(n), b));
     assert_eq!(got, expected);

@@ -41,18 +41,6 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 test paths")
 }
 
-fn python() -> PathBuf {
-    let path = std::env::var_os("RDBSCOPE_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
-        panic!("RDBSCOPE_PYTHON is not set: run the tests with scripts/test.sh, which installs duckdb in .venv and sets it")
-    });
-    assert!(
-        path.is_file(),
-        "RDBSCOPE_PYTHON={} is not a file; run scripts/test.sh",
-        path.display()
-    );
-    path
-}
-
 /// Runs `sql` in DuckDB; one JSON object per result row, column names as keys.
 fn duckdb(sql: &str) -> Vec<HashMap<String, Value>> {
     const SCRIPT: &str = r#"
@@ -61,7 +49,7 @@ rel = duckdb.sql(sys.argv[1])
 for row in rel.fetchall():
     print(json.dumps(dict(zip(rel.columns, row))))
 "#;
-    let out = Command::new(python())
+    let out = Command::new(common::python())
         .args(["-c", SCRIPT, sql])
         .output()
         .expect("python runs");
@@ -79,7 +67,7 @@ for row in rel.fetchall():
 
 /// DuckDB's own rendering of `sql`'s result, as a user sees it.
 fn duckdb_table(sql: &str) -> String {
-    let out = Command::new(python())
+    let out = Command::new(common::python())
         .args([
             "-c",
             "import duckdb, sys; print(duckdb.sql(sys.argv[1]))",

@@ -77,8 +77,8 @@ fn an_80_column_table_cuts_the_long_key_and_leaves_out_secondary_columns() {
             "┌──────────────────────────────────────────────────────────────────────────────┐",
             "│ #  db  key                   type    elements   memory                expiry │",
             "╞══════════════════════════════════════════════════════════════════════════════╡",
-            "│ 1  0   long:kkkkkkkkkkkkkk…  string       100  5.1 KiB                       │",
-            "│ 2  0   user:26:profile       string       260    384 B  2023-11-16T00:13:20Z │",
+            "│ 1  0   long:kkkk…kkkkkkkkkk  string         0  5.1 KiB                       │",
+            "│ 2  0   user:26:profile       string         0    384 B  2023-11-16T00:13:20Z │",
         ]
         .map(String::from),
         "{text}"
@@ -110,7 +110,7 @@ fn reports_fit_80_columns_and_show_the_empty_key() {
     );
     let text = run(&["lint"], &dump, Some("80"));
     assert!(
-        text.contains("│ key.no-namespace   info      key \"\"   "),
+        text.contains("│ key.no-namespace  info      key \"\"   "),
         "{text}"
     );
 }

@@ -5,6 +5,7 @@
 use super::figure::ceil_count;
 use super::groups::type_index;
 use crate::model::key_stats::KeyStats;
+use crate::rdb::RedisType;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
@@ -199,7 +200,8 @@ impl Distributions {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let d = &mut self.by_type[type_index(k.redis_type)];
-        if let Some(e) = k.elements {
+        // Collections only: a string holds no elements.
+        if let Some(e) = k.elements.filter(|_| k.redis_type != RedisType::String) {
             d.elements.add(e);
         }
         d.serialized_bytes.add(k.serialized_bytes);

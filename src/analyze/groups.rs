@@ -406,9 +406,19 @@ impl GroupTable {
     /// Counts `k` under `name`.
     #[inline]
     pub fn add(&mut self, name: &[u8], k: &KeyStats<'_>) {
+        self.add_counting(name, k, k.elements.unwrap_or(0));
+    }
+
+    /// Counts `k` under `name` with `elements` as its elements: lint's table of small
+    /// strings counts their lengths there.
+    #[inline]
+    pub fn add_counting(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
         self.settled.take();
         let hash = xxh3_128(name);
-        let key = OneKey::of(k);
+        let key = OneKey {
+            elements,
+            ..OneKey::of(k)
+        };
         let mut found = self.index.find(hash, &self.entries);
         if found.is_err() && self.entries.len() >= self.limit() {
             self.purge();

@@ -33,7 +33,9 @@ macro_rules! key_columns {
                 default thresholds (from the `redis-ver` aux field; `--redis-version` overrides)",
                 |k| $crate::analyze::key_columns::Label(k.encoding.name());
             elements "elements": Option<u64> =
-                "`STRLEN`/`LLEN`/`SCARD`/`ZCARD`/`HLEN`/`XLEN` (empty for modules)", |k| k.elements;
+                "a collection's elements: `LLEN`/`SCARD`/`ZCARD`/`HLEN`/`XLEN`; 0 for a string, which holds \
+                no elements (its length is in `largest_element_bytes`; `keys --compat rdbtools` \
+                keeps redis-rdb-tools' `num_elements`, `STRLEN` for strings); empty for modules", |k| k.elements;
             serialized_bytes "serialized_bytes": u64 =
                 "the key's bytes in the file, type byte to end of value", |k| k.serialized_bytes;
             memory_bytes "memory_bytes": u64 =

@@ -8,6 +8,7 @@ use super::groups::type_index;
 use crate::model::encoding::Encoding;
 use crate::model::key_stats::KeyStats;
 use crate::pass::totals::TypeKey;
+use crate::rdb::RedisType;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -57,16 +58,20 @@ impl Metric {
         match self {
             Metric::Idle => Some("no key carries an LRU idle time: a dump holds them when the server's maxmemory-policy is allkeys-lru or volatile-lru"),
             Metric::Freq => Some("no key carries an LFU counter: a dump holds them when the server's maxmemory-policy is allkeys-lfu or volatile-lfu"),
-            Metric::Memory | Metric::Elements | Metric::Serialized => None,
+            Metric::Elements => Some("no key is a collection (hash, list, set, sorted set, stream or array): strings hold no elements"),
+            Metric::Memory | Metric::Serialized => None,
         }
     }
 
-    /// The key's value; `None` for a key the dump gives no idle time or counter.
+    /// The key's value; `None` for a key the dump gives no idle time or counter, and for a
+    /// string or module value by elements.
     #[inline]
     fn of(self, k: &KeyStats<'_>) -> Option<u64> {
         match self {
             Metric::Memory => Some(k.memory_bytes),
-            Metric::Elements => Some(k.elements.unwrap_or(0)),
+            // Collections only: a string holds no elements, a module value's only its
+            // module knows.
+            Metric::Elements => k.elements.filter(|_| k.redis_type != RedisType::String),
             Metric::Serialized => Some(k.serialized_bytes),
             Metric::Idle => k.idle_s,
             Metric::Freq => k.lfu_freq.map(u64::from),

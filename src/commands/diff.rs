@@ -123,7 +123,7 @@ fn invalid(message: String) -> io::Error {
 fn source(paths: &[PathBuf]) -> String {
     paths
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| crate::pass::input::source_name(p))
         .collect::<Vec<_>>()
         .join(" ")
 }

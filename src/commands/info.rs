@@ -5,8 +5,9 @@ use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
 use crate::pass::allocator_detection::{reconsider, AllocatorChoice};
 use crate::pass::analysis::PreparedDump;
-use crate::pass::input::{Dump, SpoolOptions};
+use crate::pass::input::{source_name, Dump, SpoolOptions};
 use crate::pass::pipeline::{self, Folding, Options};
+use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use crate::report::info;
 use serde_json::Value;
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// What `info` prints on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InfoFormat {
-    Text,
+    Table,
     Json,
 }
 
@@ -27,6 +28,9 @@ pub struct Config {
     pub spool: SpoolOptions,
     /// The server model asked for.
     pub overrides: ProfileOverrides,
+    /// Whether the CRC64 trailer is checked (`--skip-checksum` not given).
+    pub verify_checksum: bool,
+    pub progress: ProgressMode,
 }
 
 /// Every dump in turn: text blocks one after the other, or JSON (one object, an array of
@@ -35,26 +39,28 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     let mut outcome = Outcome::Clean;
     let mut text = String::new();
     let mut docs = Vec::new();
+    let progress = Progress::for_files(args.progress, &args.dumps);
     for path in &args.dumps {
-        let (name, info, memory, allocator, damage) = match describe(path, args) {
+        let described = describe(path, args, &progress);
+        let (name, info, memory, allocator, damage) = match described {
             Ok(described) => described,
             Err(e) if args.dumps.len() > 1 => {
-                eprintln!("rdbscope: {e}");
+                progress.error(&format!("rdbscope: {e}"));
                 outcome = Outcome::Failed;
                 continue;
             }
             Err(e) => return Err(e),
         };
         if let Some(damage) = damage {
-            eprintln!("rdbscope: {name}: {damage}");
+            progress.error(&format!("rdbscope: {name}: {damage}"));
             outcome = Outcome::Failed;
         }
         if matches!(info.checksum, ChecksumVerdict::Mismatch { .. }) {
-            eprintln!("rdbscope: {name}: CRC64 mismatch");
+            progress.error(&format!("rdbscope: {name}: CRC64 mismatch"));
             outcome = Outcome::Failed;
         }
         match args.format {
-            InfoFormat::Text => {
+            InfoFormat::Table => {
                 if !text.is_empty() {
                     text.push('\n');
                 }
@@ -63,8 +69,9 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             InfoFormat::Json => docs.push(info::json(&name, &info, &memory, &allocator)),
         }
     }
+    progress.finish();
     let written = match args.format {
-        InfoFormat::Text => out.write_all(text.as_bytes()),
+        InfoFormat::Table => out.write_all(text.as_bytes()),
         InfoFormat::Json => {
             let doc = match docs.len() {
                 1 => docs.pop().unwrap_or_default(),
@@ -83,6 +90,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
 fn describe(
     path: &Path,
     args: &Config,
+    progress: &Progress,
 ) -> io::Result<(
     String,
     DumpInfo,
@@ -91,10 +99,14 @@ fn describe(
     Option<String>,
 )> {
     let dump = Dump::open(path, &args.spool)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", source_name(path))))?;
     let name = dump.display_name();
+    progress.set_message(&name);
+    if path.as_os_str() == "-" {
+        progress.add_length(dump.len() as u64);
+    }
     let options = Options {
-        verify_checksum: true,
+        verify_checksum: args.verify_checksum,
         overrides: args.overrides.clone(),
         ..Options::default()
     };
@@ -109,9 +121,19 @@ fn describe(
         profile,
         ..
     } = PreparedDump::new(dump, name, &options)?;
-    let pass = pipeline::run(&dump, &options, Folding::new(|| (), |(), (), _| {}), |()| {
-        Ok(())
-    })?;
+    let mut keys_read = 0u64;
+    let pass = pipeline::run(
+        &dump,
+        &options,
+        Folding::new(|| 0u64, |read, (), key| *read += key.serialized_bytes),
+        |read| {
+            keys_read += read;
+            progress.advance(read);
+            Ok(())
+        },
+    )?;
+    // What the keys do not account for: header, aux fields, opcodes.
+    progress.advance((dump.len() as u64).saturating_sub(keys_read));
     // The whole dump's sums price every candidate: the whole dump's choice needs no
     // second pass.
     let whole = match (&pass.damage, profile) {

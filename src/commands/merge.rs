@@ -71,6 +71,8 @@ pub struct Config {
     pub html: Option<PathBuf>,
     pub format: ReportFormat,
     pub sort: SortBy,
+    /// Rows of each table on stdout (`--rows`), when given.
+    pub rows: Option<usize>,
     /// No message about the files written.
     pub quiet: bool,
 }
@@ -133,6 +135,7 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
         html: args.html.as_deref(),
         format: args.format,
         sort: args.sort,
+        rows: args.rows,
         quiet: args.quiet,
     };
     write_report(Analysis { files, merged }, &settings, &outputs, None, out)

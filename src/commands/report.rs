@@ -1,6 +1,6 @@
 //! `rdbscope report`: every aggregate from one pass, as tables or `summary.json` on stdout,
 //! and with `--out-dir` also as files (`keys.csv` and/or `keys.parquet` streamed during the
-//! same pass). With `--baseline OLD`, the run is compared with OLD as `diff OLD DUMPS` would
+//! same pass, or the keys as an Arrow stream on stdout in place of the tables). With `--baseline OLD`, the run is compared with OLD as `diff OLD DUMPS` would
 //! compare them ([`super::diff`]): the HTML report shows it, `--out-dir` gets the diff files.
 
 use super::diff::{
@@ -22,7 +22,7 @@ use crate::pass::progress::{Progress, ProgressMode};
 use crate::rdb::RedisType;
 use crate::report::diff::compare::{Diff, DiffOptions};
 use crate::report::keys::rows::RowFormat;
-use crate::report::keys::sinks::RowSinks;
+use crate::report::keys::sinks::{ColumnFormat, RowSinks};
 use crate::report::lint as lint_output;
 use crate::report::page;
 use crate::report::run::state::{self, RunSettings};
@@ -48,6 +48,9 @@ pub enum KeysFiles {
     Parquet,
     Both,
     None,
+    /// No file: an Arrow IPC stream on stdout, in place of the tables (one process gives
+    /// a dump's rows to a reader as they come and its summary.json in `--out-dir`).
+    Arrow,
 }
 
 impl KeysFiles {
@@ -79,6 +82,8 @@ pub struct Config {
     /// The filter flags as given, one flag and its value each (runs merge only alike).
     pub filters: Vec<String>,
     pub sort: SortBy,
+    /// Rows of each table on stdout (`--rows`), when given.
+    pub rows: Option<usize>,
     pub progress: ProgressMode,
     /// No progress bar and no message about the files written.
     pub quiet: bool,
@@ -131,18 +136,25 @@ impl Baseline<'_> {
     }
 }
 
-/// The report's pass: the dumps analysed with lint, the per-key files of `--out-dir` written
-/// in the same pass, and `extra` fed the same keys.
+/// The report's pass: the dumps analysed with lint, the per-key files of `--out-dir` (or
+/// the Arrow stream to `stdout`) written in the same pass, and `extra` fed the same keys.
 fn pass<E: KeyFold>(
     args: &Config,
     settings: &DumpSettings<'_>,
     key_files: &mut Vec<&'static str>,
+    stdout: &mut (dyn Write + Send),
     extra: impl Fn(Source) -> E + Sync,
 ) -> io::Result<(Analysis<Linted>, E)> {
     let Some(dir) = &args.out_dir else {
         return analyse_linted(&args.dumps, settings, None, extra);
     };
     create_out_dir(dir)?;
+    if args.keys_files == KeysFiles::Arrow {
+        let arrow = Some((ColumnFormat::Arrow, stdout));
+        return RowSinks::with(None, arrow, args.dumps.len() > 1, |sinks| {
+            analyse_linted(&args.dumps, settings, Some(sinks), &extra)
+        });
+    }
     if args.keys_files.csv() {
         key_files.push("keys.csv");
     }
@@ -161,14 +173,14 @@ fn pass<E: KeyFold>(
             _ => unreachable!("one file per format asked for"),
         };
         let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
-        let parquet = parquet.map(|out| out as &mut (dyn Write + Send));
+        let parquet = parquet.map(|out| (ColumnFormat::Parquet, out as &mut (dyn Write + Send)));
         RowSinks::with(csv, parquet, args.dumps.len() > 1, |sinks| {
             analyse_linted(&args.dumps, settings, Some(sinks), &extra)
         })
     })
 }
 
-pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
+pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
     let (options, filtered) = (&args.options, args.filtered);
     let lint_config = Arc::new(args.lint.clone());
     let settings = RunSettings {
@@ -227,7 +239,7 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
     let (analysis, baseline) = match old {
         Some((b, old)) => {
             let compare_keys = b.compare_keys(false);
-            let (analysis, keys) = pass(args, &dump_settings, &mut key_files, |s| {
+            let (analysis, keys) = pass(args, &dump_settings, &mut key_files, &mut out, |s| {
                 DiffKeys::new(s.file, compare_keys)
             })?;
             let baseline = Baseline {
@@ -240,7 +252,8 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
             (analysis, Some(baseline))
         }
         None => {
-            let (analysis, NoExtra) = pass(args, &dump_settings, &mut key_files, |_| NoExtra)?;
+            let (analysis, NoExtra) =
+                pass(args, &dump_settings, &mut key_files, &mut out, |_| NoExtra)?;
             (analysis, None)
         }
     };
@@ -250,8 +263,13 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
         html: args.html.as_deref(),
         format: args.format,
         sort: args.sort,
+        rows: args.rows,
         quiet: args.quiet,
     };
+    if args.keys_files == KeysFiles::Arrow && args.out_dir.is_some() {
+        // Standard output holds the keys; the tables are in --out-dir's files.
+        return write_report(analysis, &settings, &outputs, baseline, io::sink());
+    }
     write_report(analysis, &settings, &outputs, baseline, out)
 }
 
@@ -265,6 +283,8 @@ pub struct Outputs<'a> {
     /// What stdout shows.
     pub format: ReportFormat,
     pub sort: SortBy,
+    /// Rows of each table on stdout (`--rows`), when given.
+    pub rows: Option<usize>,
     /// No message about the files written.
     pub quiet: bool,
 }
@@ -331,7 +351,8 @@ pub fn write_report(
     let written = match to.format {
         ReportFormat::Table => out
             .write_all(
-                tables::report(&analysis, config.top_n, to.sort, settings.filtered).as_bytes(),
+                tables::report(&analysis, config.top_n, to.rows, to.sort, settings.filtered)
+                    .as_bytes(),
             )
             .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
         ReportFormat::Json => serde_json::to_writer_pretty(&mut out, &*summary)

@@ -69,7 +69,8 @@ impl RunInput {
             }
             return Ok(RunInput::Summary(file));
         }
-        if path != Path::new("-") && looks_like_json(path)? {
+        let live = path.to_str().is_some_and(crate::pass::live::is_live);
+        if path != Path::new("-") && !live && looks_like_json(path)? {
             return Ok(RunInput::Summary(path.clone()));
         }
         Ok(RunInput::Dumps(paths.to_vec()))
@@ -176,7 +177,7 @@ pub fn run_summary(
     );
     let origin = dumps
         .iter()
-        .map(|d| d.display().to_string())
+        .map(|d| crate::pass::input::source_name(d))
         .collect::<Vec<_>>()
         .join(" ");
     RunSummary::of(&s, &origin).map_err(invalid)

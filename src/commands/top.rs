@@ -86,11 +86,10 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             if a.files.len() > 1 {
                 tables::files_section(&mut text, &a.files);
             }
-            let whole_memory = a.merged.totals.all().memory_bytes;
             text.push_str(&format!(
                 "{}\n{}\n\n",
                 args.by.title(),
-                tables::top_table(top, &a.files, args.n, whole_memory)
+                tables::top_table(top, &a.files, args.n, a.merged.totals.all().into())
             ));
             notes_section(&mut text, &notes);
             out.write_all(text.as_bytes())

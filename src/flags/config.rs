@@ -10,17 +10,23 @@ use super::parsed::{
 };
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::AggregateConfig;
+use crate::commands::keys::Rows;
+use crate::commands::report::{KeysFiles, ReportFormat};
 use crate::commands::{diff, info, keys, lint, merge, prefixes, report, top, Command};
 use crate::lint::{LintConfig, Thresholds};
 use crate::model::server::{ProfileOverrides, Version};
 use crate::pass::filter::{glob_to_regex, KeyFilter};
 use crate::pass::input::SpoolOptions;
+use crate::pass::live::{self, LiveOptions, TlsFiles};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::ProgressMode;
 use crate::report::diff::compare::DiffOptions;
 use crate::report::keys::rows::RowFormat;
+use crate::report::keys::sinks::ColumnFormat;
 use std::io;
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::time::Duration;
 
 fn invalid(message: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message.into())
@@ -36,7 +42,8 @@ impl Flags {
             CommandFlags::Lint(a) => &a.run,
             CommandFlags::Keys(a) => &a.run,
             CommandFlags::Diff(a) => &a.run,
-            CommandFlags::Info(_) | CommandFlags::Merge(_) => return None,
+            CommandFlags::Info(a) => &a.run,
+            CommandFlags::Merge(a) => return a.threads.map(NonZeroUsize::get),
         };
         run.threads.map(NonZeroUsize::get)
     }
@@ -97,6 +104,7 @@ impl FilterArgs {
             key_prefix: None,
             min_memory_bytes: self.min_memory.unwrap_or(0),
             expired_before_ms: self.no_expired.then_some(now_ms),
+            flags: self.flags(),
         })
     }
 }
@@ -142,10 +150,30 @@ impl CommonArgs {
     }
 
     fn spool(&self) -> SpoolOptions {
+        let live = &self.live;
         SpoolOptions {
             dir: self.tmpdir.clone(),
             max_bytes: self.max_spool,
+            live: LiveOptions {
+                allow_master: live.allow_master,
+                timeout: Duration::from_secs_f64(live.timeout),
+                keep_dump: live.keep_dump.clone(),
+                tls: TlsFiles {
+                    ca_cert: live.tls_ca_cert.clone(),
+                    cert: live.tls_cert.clone(),
+                    key: live.tls_key.clone(),
+                },
+                cluster: live.cluster,
+                allow_partial: live.allow_partial,
+                parallel: live.parallel.get(),
+            },
         }
+    }
+
+    /// The dumps: files as given, live addresses without their password, a `--cluster`
+    /// address expanded into its shards (which asks the cluster).
+    fn sources(&self, dumps: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+        live::sources(dumps, &self.spool().live)
     }
 }
 
@@ -176,8 +204,9 @@ impl DrillArgs {
     /// `options` restricted to the keys under it.
     fn apply(&self, rollup: &RollupArgs, options: &mut Options) -> PrefixConfig {
         let mut config = rollup.config();
-        if let Some(prefix) = &self.under {
-            let prefix = prefix.as_bytes();
+        if let Some(under) = &self.under {
+            options.filter.flags.push(format!("--under {under}"));
+            let prefix = under.as_bytes();
             config.under = prefix
                 .strip_suffix(&config.delimiter[..])
                 .unwrap_or(prefix)
@@ -190,7 +219,8 @@ impl DrillArgs {
 }
 
 impl LintArgs {
-    fn config(&self, rollup: &RollupArgs) -> LintConfig {
+    /// `cluster`: the dumps are a cluster's shards (`--cluster`), so cluster rules apply.
+    fn config(&self, rollup: &RollupArgs, cluster: bool) -> LintConfig {
         let thresholds = Thresholds {
             key_max_bytes: self.key_max_bytes,
             bigkey_string_bytes: self.bigkey_string_bytes,
@@ -211,39 +241,48 @@ impl LintArgs {
             slot_skew_factor: self.slot_skew_factor,
             slot_skew_percent: self.slot_skew_percent,
         };
-        LintConfig::new(
+        let mut config = LintConfig::new(
             thresholds,
             &self.disabled,
             self.profile == LintProfile::Strict,
             self.max_findings,
             rollup.delimiter.as_bytes().to_vec(),
             rollup.max_prefixes.get(),
-        )
+        );
+        config.cluster = cluster;
+        config
     }
 }
 
 impl ReportArgs {
     fn build(&self) -> io::Result<report::Config> {
+        if self.keys_format == KeysFiles::Arrow && self.format == ReportFormat::Json {
+            return Err(invalid(
+                "--keys-format arrow writes the keys to standard output: it does not go with \
+                 --format json (summary.json is in --out-dir)",
+            ));
+        }
         let mut options = self.common.options(&self.run)?;
         // `--under` restricts the keys too, but says so in its own note.
         let filtered = !options.filter.is_empty();
         let prefixes = self.drill.apply(&self.rollup, &mut options);
         Ok(report::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             out_dir: self.out_dir.clone(),
             keys_files: self.keys_format,
             html: self.html.clone(),
-            baseline: self.baseline.clone(),
+            baseline: self.common.sources(&self.baseline)?,
             format: self.format,
             aggregates: AggregateConfig {
                 top_n: self.top,
                 prefixes,
             },
-            lint: self.lint.config(&self.rollup),
+            lint: self.lint.config(&self.rollup, self.common.live.cluster),
             options,
             filtered,
             filters: self.common.filter.flags(),
             sort: self.drill.sort,
+            rows: self.rows,
             progress: self.run.progress(),
             quiet: self.run.quiet,
         })
@@ -253,7 +292,7 @@ impl ReportArgs {
 impl TopArgs {
     fn build(&self) -> io::Result<top::Config> {
         Ok(top::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             n: self.n,
             by: self.by,
             format: self.format,
@@ -269,7 +308,7 @@ impl PrefixesArgs {
         let filtered = !options.filter.is_empty();
         let prefixes = self.drill.apply(&self.rollup, &mut options);
         Ok(prefixes::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             patterns: self.patterns,
             rows: self.rows,
             format: self.format,
@@ -286,22 +325,27 @@ impl KeysArgs {
     fn build(&self) -> io::Result<keys::Config> {
         let rows =
             match (self.format, self.compat) {
-                (KeysFormat::Parquet, Some(_)) => {
-                    return Err(invalid(
-                        "--compat rdbtools writes CSV; it does not go with --format parquet",
-                    ))
-                }
+                (KeysFormat::Parquet | KeysFormat::Arrow, Some(_)) => return Err(invalid(
+                    "--compat rdbtools writes CSV; it does not go with --format parquet or arrow",
+                )),
                 (KeysFormat::Parquet, None) if self.output.is_none() => return Err(invalid(
                     "--format parquet needs -o FILE: a Parquet file ends with its index, so it \
                      is not written to standard output",
                 )),
-                (KeysFormat::Parquet, None) => None,
-                (_, Some(Compat::Rdbtools)) => Some(RowFormat::Rdbtools),
-                (KeysFormat::Csv, None) => Some(RowFormat::Csv),
-                (KeysFormat::Jsonl, None) => Some(RowFormat::Jsonl),
+                (KeysFormat::Jsonl, Some(_)) => {
+                    return Err(invalid(
+                        "--compat rdbtools writes redis-rdb-tools' CSV; it does not go with \
+                         --format jsonl",
+                    ))
+                }
+                (KeysFormat::Parquet, None) => Rows::Columns(ColumnFormat::Parquet),
+                (KeysFormat::Arrow, None) => Rows::Columns(ColumnFormat::Arrow),
+                (_, Some(Compat::Rdbtools)) => Rows::Text(RowFormat::Rdbtools),
+                (KeysFormat::Csv, None) => Rows::Text(RowFormat::Csv),
+                (KeysFormat::Jsonl, None) => Rows::Text(RowFormat::Jsonl),
             };
         Ok(keys::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             rows,
             output: self.output.clone(),
             options: self.common.options(&self.run)?,
@@ -318,10 +362,12 @@ impl InfoArgs {
             ));
         }
         Ok(info::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             format: self.format,
             spool: self.common.spool(),
             overrides: self.common.overrides()?,
+            verify_checksum: !self.run.skip_checksum,
+            progress: self.run.progress(),
         })
     }
 }
@@ -329,10 +375,10 @@ impl InfoArgs {
 impl LintCommandArgs {
     fn build(&self) -> io::Result<lint::Config> {
         Ok(lint::Config {
-            dumps: self.dumps.clone(),
+            dumps: self.common.sources(&self.dumps)?,
             format: self.format,
             fail_on: self.fail_on,
-            lint: self.lint.config(&self.rollup),
+            lint: self.lint.config(&self.rollup, self.common.live.cluster),
             prefixes: self.rollup.config(),
             options: self.common.options(&self.run)?,
             progress: self.run.progress(),
@@ -355,8 +401,8 @@ impl DiffArgs {
             }
         };
         Ok(diff::Config {
-            old,
-            new,
+            old: self.common.sources(&old)?,
+            new: self.common.sources(&new)?,
             format: self.format,
             out_dir: self.out_dir.clone(),
             diff: DiffOptions {
@@ -370,7 +416,7 @@ impl DiffArgs {
                 top_n: self.top,
                 prefixes: self.rollup.config(),
             },
-            lint: self.lint.config(&self.rollup),
+            lint: self.lint.config(&self.rollup, self.common.live.cluster),
             options: self.common.options(&self.run)?,
             progress: self.run.progress(),
             quiet: self.run.quiet,
@@ -386,6 +432,7 @@ impl MergeArgs {
             html: self.html.clone(),
             format: self.format,
             sort: self.sort,
+            rows: self.rows,
             quiet: self.quiet,
         }
     }

@@ -40,6 +40,7 @@ pub(super) const KEYS_EXAMPLES: &str = examples!(
     "rdbscope keys dump.rdb --format jsonl --min-memory 1MiB",
     "rdbscope keys dump.rdb --compat rdbtools            # redis-rdb-tools' memory CSV",
     "rdbscope keys shard*.rdb --format parquet -o keys.parquet  # column file: the dump",
+    "rdbscope keys dump.rdb --format arrow | python3 read.py   # Arrow IPC stream, same columns",
     "zcat dump.rdb.gz | rdbscope keys - --match 'user:*'"
 );
 pub(super) const INFO_EXAMPLES: &str = examples!(

@@ -8,7 +8,7 @@ use super::examples::{
 };
 use super::values::{
     non_empty, parse_allocator, parse_byte_size, parse_factor, parse_growth, parse_percent,
-    parse_quantum, parse_rule, parse_type,
+    parse_quantum, parse_rule, parse_timeout, parse_type,
 };
 use crate::analyze::groups::SortBy;
 use crate::analyze::prefixes::MAX_DEPTH;
@@ -134,6 +134,49 @@ pub struct CommonArgs {
     pub max_spool: Option<u64>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// Reading a running server instead of a file: a DUMP given as
+/// `redis://[user[:password]@]host[:port]` or `rediss://` (TLS; the password may come
+/// from REDISCLI_AUTH instead). The server sends its dataset as it would to a new
+/// replica; read a replica (README: what a live read costs the server).
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Live sources")]
+pub struct LiveArgs {
+    /// Read a master too: a full sync makes it fork a BGSAVE (copy-on-write memory).
+    #[arg(long)]
+    pub allow_master: bool,
+    /// Give up on a server silent for this many seconds (it sends a newline a second
+    /// while it forks and saves).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_timeout)]
+    pub timeout: f64,
+    /// Keep the payload read here (a directory, one file a server, under --cluster or
+    /// with several addresses).
+    #[arg(long, value_name = "PATH")]
+    pub keep_dump: Option<PathBuf>,
+    /// The CA certificate(s) a rediss:// server's certificate is checked against (PEM;
+    /// default: the system's).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca_cert: Option<PathBuf>,
+    /// A client certificate (PEM) for servers that ask for one; with --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The dumps are a cluster's shards (cluster lint rules apply); a redis:// address is
+    /// one node of a cluster: read every shard (`CLUSTER SHARDS`) from one in-sync replica
+    /// each, into one report with a row a shard.
+    #[arg(long)]
+    pub cluster: bool,
+    /// Under --cluster, leave out a shard with no in-sync replica instead of failing.
+    #[arg(long, requires = "cluster")]
+    pub allow_partial: bool,
+    /// Under --cluster, shards read at once.
+    #[arg(long, value_name = "N", default_value_t = NonZeroUsize::new(2).expect("non-zero"))]
+    pub parallel: NonZeroUsize,
 }
 
 /// How an analysing command runs: threads, progress bar, checksum.
@@ -199,7 +242,9 @@ pub struct ReportArgs {
     /// slots.csv and findings.csv (lint) here, from the same pass.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
-    /// The per-key rows in --out-dir: keys.csv, keys.parquet, both, or none.
+    /// The per-key rows in --out-dir: keys.csv, keys.parquet, both, or none; or arrow: an
+    /// Arrow IPC stream on stdout in place of the tables, from the same pass as --out-dir's
+    /// summary.json.
     #[arg(
         long,
         value_enum,
@@ -222,6 +267,10 @@ pub struct ReportArgs {
     /// Keys kept in each top-N ranking.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub top: usize,
+    /// Rows of each table on stdout (default: 20 for prefixes, patterns and hash tags, the
+    /// whole --top for the rankings); the rows left out are added up in a `… N more` row.
+    #[arg(short = 'n', long = "rows", value_name = "N")]
+    pub rows: Option<usize>,
     #[command(flatten)]
     pub rollup: RollupArgs,
     #[command(flatten)]
@@ -252,9 +301,19 @@ pub struct MergeArgs {
     /// Rows of the tables on stdout, largest first by this (see `report --sort`).
     #[arg(long, value_enum, default_value = "memory")]
     pub sort: SortBy,
+    /// Rows of each table on stdout (see `report --rows`).
+    #[arg(short = 'n', long = "rows", value_name = "N")]
+    pub rows: Option<usize>,
     /// No message about the files written.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Worker threads (taken as every command takes it; merging reads no dump).
+    #[arg(long, value_name = "N", help_heading = "Run")]
+    pub threads: Option<NonZeroUsize>,
+    /// Progress bar (taken as every command takes it; merging reads no dump, so there is
+    /// no bar to show).
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Run")]
+    pub progress: ProgressMode,
 }
 
 #[derive(Args, Debug)]
@@ -263,8 +322,14 @@ pub struct TopArgs {
     /// gzip, zstd, LZ4, xz and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    /// How many keys.
-    #[arg(short = 'n', long = "top", default_value_t = 50, value_name = "N")]
+    /// How many keys (`--rows` is the same).
+    #[arg(
+        short = 'n',
+        long = "top",
+        visible_alias = "rows",
+        default_value_t = 50,
+        value_name = "N"
+    )]
     pub n: usize,
     /// Rank by estimated memory, element count or bytes in the file.
     #[arg(long, value_enum, default_value = "memory")]
@@ -308,6 +373,8 @@ pub enum KeysFormat {
     Jsonl,
     #[value(help = "Apache Parquet (see [`super::parquet`]): to a file only")]
     Parquet,
+    /// An Arrow IPC stream: the Parquet columns, to stdout or -o.
+    Arrow,
 }
 
 /// Column sets a user can ask for (`keys --compat`).
@@ -324,10 +391,10 @@ pub struct KeysArgs {
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
     /// Row format. With several dumps, CSV and JSON Lines rows start with the dump's name
-    /// (`file`); Parquet always has that column, and needs -o.
+    /// (`file`); Parquet and Arrow always have that column; Parquet needs -o.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: KeysFormat,
-    /// Write another tool's columns instead (CSV).
+    /// Write another tool's columns instead (CSV; not with `--format jsonl` or `parquet`).
     #[arg(long, value_enum)]
     pub compat: Option<Compat>,
     /// Write the rows to FILE instead of standard output: written as FILE.partial and
@@ -346,10 +413,13 @@ pub struct InfoArgs {
     /// and bzip2 dumps are decompressed to a temporary file: --tmpdir).
     #[arg(required = true, value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value = "text")]
+    /// `text` is the same as `table`.
+    #[arg(long, value_enum, default_value = "table")]
     pub format: InfoFormat,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// Which naming rules apply.

@@ -44,7 +44,7 @@ choices!(SortBy {
 
 choices!(Metric {
     Memory = Metric::Memory.ranking() => "Estimated RAM once loaded",
-    Elements = Metric::Elements.ranking() => "Element count (`STRLEN` for strings)",
+    Elements = Metric::Elements.ranking() => "Element count of collections (a string holds none)",
     Serialized = Metric::Serialized.ranking() => "Bytes in the dump file",
     Idle = Metric::Idle.ranking() => "LRU idle seconds, the coldest first (dumps of servers with an `*-lru` policy)",
     Freq = Metric::Freq.ranking() => "LFU counter, the hottest first (dumps of servers with an `*-lfu` policy)",
@@ -78,12 +78,22 @@ choices!(KeysFiles {
     Parquet = "parquet",
     Both = "both",
     None = "none",
+    Arrow = "arrow" => "An Arrow IPC stream on stdout, in place of the tables",
 });
 
-choices!(InfoFormat {
-    Text = "text",
-    Json = "json",
-});
+impl ValueEnum for InfoFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[InfoFormat::Table, InfoFormat::Json]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            // `text`: the spelling `info` had before every command said `table`.
+            InfoFormat::Table => PossibleValue::new("table").alias("text"),
+            InfoFormat::Json => PossibleValue::new("json"),
+        })
+    }
+}
 
 choices!(LintFormat {
     Table = "table",
@@ -191,6 +201,16 @@ pub(super) fn non_empty(s: &str) -> Result<String, String> {
         Err("must not be empty".into())
     } else {
         Ok(s.to_string())
+    }
+}
+
+/// `--timeout`: seconds, more than zero (fractions allowed).
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "{s:?} is not a number of seconds between 0 and 86400"
+        )),
     }
 }
 

@@ -72,15 +72,38 @@ pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
     for (r, s) in groups {
         all.insert(r, s);
     }
+    let cluster = is_cluster(a, &config);
+    let not_a_cluster = Rule::ALL
+        .into_iter()
+        .filter(|r| r.cluster_only() && config.enabled(*r) && !cluster)
+        .collect();
     let rules = all
         .into_iter()
-        .filter(|(r, _)| config.enabled(*r))
+        .filter(|(r, _)| config.enabled(*r) && (cluster || !r.cluster_only()))
         .map(|(r, mut s)| {
             s.trim();
             (r, s)
         })
         .collect();
-    LintReport { rules }
+    LintReport {
+        rules,
+        not_a_cluster,
+    }
+}
+
+/// Whether the dumps are a cluster's shards, as far as anything says: never when a dump
+/// says it is not a cluster's; when `--cluster` says so (Valkey 9 clusters may hold several
+/// dbs); else not when a dump holds keys in several dbs (a Redis cluster has only db 0),
+/// and yes when several dumps are analysed together or a dump holds SLOT_INFO records
+/// (written by cluster nodes since Redis 7.4).
+fn is_cluster(a: &Analysis<Aggregates>, config: &LintConfig) -> bool {
+    let files = &a.files;
+    if files.iter().any(|f| f.cluster == Some(false)) {
+        return false;
+    }
+    config.cluster
+        || (files.iter().all(|f| f.totals.by_db().len() <= 1)
+            && (files.len() > 1 || files.iter().any(|f| f.cluster == Some(true))))
 }
 
 /// One finding per pattern holding keys without an expiry: value = their share of the

@@ -27,7 +27,8 @@ pub struct KeyRules {
     profile: Option<ServerProfile>,
     /// Indexed like [`Rule::ALL`]; group rules stay empty here.
     rules: Vec<RuleSummary>,
-    /// Small string keys by pattern, for type.strings-as-hash.
+    /// Small string keys by pattern, for type.strings-as-hash: their elements are the
+    /// strings' lengths.
     strings: GroupTable,
     /// Reused buffers: the pattern being built, a decompressed string.
     pattern: Vec<u8>,
@@ -114,15 +115,15 @@ impl KeyRules {
         if on(Rule::KeyNoNamespace) && find_delimiter(key, 0, &config.delimiter).is_none() {
             found(Rule::KeyNoNamespace, 0, 1, None);
         }
-        let elements = k.elements.unwrap_or(0);
+        let length = k.length().unwrap_or(0);
         let is_string = k.redis_type == RedisType::String;
-        let big_string = is_string && elements > t.bigkey_string_bytes;
+        let big_string = is_string && length > t.bigkey_string_bytes;
         let big_collection =
-            !is_string && k.redis_type != RedisType::Module && elements > t.bigkey_elements;
+            !is_string && k.redis_type != RedisType::Module && length > t.bigkey_elements;
         if big_string && on(Rule::BigkeyString) {
             found(
                 Rule::BigkeyString,
-                signed(elements),
+                signed(length),
                 signed(t.bigkey_string_bytes),
                 None,
             );
@@ -130,7 +131,7 @@ impl KeyRules {
         if big_collection && on(Rule::BigkeyElements) {
             found(
                 Rule::BigkeyElements,
-                signed(elements),
+                signed(length),
                 signed(t.bigkey_elements),
                 None,
             );
@@ -143,7 +144,7 @@ impl KeyRules {
             };
             found(
                 Rule::BigkeyExpiring,
-                signed(elements),
+                signed(length),
                 signed(threshold),
                 None,
             );
@@ -166,11 +167,11 @@ impl KeyRules {
         }
         if on(Rule::EncodingListpackTooLong)
             && k.encoding.is_listpack()
-            && elements > t.listpack_max_entries
+            && length > t.listpack_max_entries
         {
             found(
                 Rule::EncodingListpackTooLong,
-                signed(elements),
+                signed(length),
                 signed(t.listpack_max_entries),
                 None,
             );
@@ -195,7 +196,7 @@ impl KeyRules {
                 found(Rule::HotLfu, i64::from(freq), i64::from(t.hot_lfu), None);
             }
         }
-        if is_string && on(Rule::TypeStringsAsHash) && elements <= t.strings_as_hash_value_bytes {
+        if is_string && on(Rule::TypeStringsAsHash) && length <= t.strings_as_hash_value_bytes {
             let pattern = match pattern {
                 Some(p) => p,
                 None => {
@@ -204,7 +205,7 @@ impl KeyRules {
                 }
             };
             if field_of(pattern, &config.delimiter).is_some() {
-                self.strings.add(pattern, k);
+                self.strings.add_counting(pattern, k, length);
             }
         }
     }

@@ -185,6 +185,12 @@ impl Rule {
     fn strict_only(self) -> bool {
         self == Rule::KeyCharset
     }
+
+    /// Rules about a cluster's shards, checked only when the dumps are known to be some
+    /// ([`LintConfig::cluster`], `groups::is_cluster`).
+    pub fn cluster_only(self) -> bool {
+        matches!(self, Rule::ClusterShardTooBig | Rule::ClusterSlotSkew)
+    }
 }
 
 /// The thresholds of every rule; each has a command-line flag (`rdbscope lint --help`).
@@ -274,6 +280,10 @@ pub struct LintConfig {
     pub delimiter: Vec<u8>,
     /// Patterns kept by type.strings-as-hash before the rest goes to `(other)`.
     pub group_cap: usize,
+    /// `--cluster`: the user says the dumps are a cluster's shards, so the cluster rules
+    /// apply even to one dump without SLOT_INFO records.
+    #[serde(default)]
+    pub cluster: bool,
 }
 
 impl LintConfig {
@@ -293,6 +303,7 @@ impl LintConfig {
             max_findings,
             delimiter,
             group_cap,
+            cluster: false,
         }
     }
 
@@ -454,6 +465,8 @@ impl RuleSummary {
 #[derive(Debug)]
 pub struct LintReport {
     pub rules: Vec<(Rule, RuleSummary)>,
+    /// Enabled cluster rules left unchecked: nothing said the dumps are a cluster's shards.
+    pub not_a_cluster: Vec<Rule>,
 }
 
 impl LintReport {

@@ -31,7 +31,9 @@ pub struct KeyStats<'data> {
     pub module: Option<ModuleId>,
     /// What `OBJECT ENCODING` would answer after the server loads the dump.
     pub encoding: Encoding,
-    /// `None` for module values, whose length only the module knows.
+    /// The elements of a collection: `LLEN`, `SCARD`, `ZCARD`, `HLEN`, `XLEN`, `ARCOUNT`.
+    /// A string holds none (`Some(0)`; its length is [`KeyStats::length`]); `None` for
+    /// module values, whose length only the module knows.
     pub elements: Option<u64>,
     pub serialized_bytes: u64,
     /// Estimated RAM: what `MEMORY USAGE key SAMPLES 0` would report after loading.
@@ -143,7 +145,10 @@ impl<'data> KeyStats<'data> {
             summary,
             &self.memory,
         );
-        self.elements = summary.elements;
+        self.elements = match redis_type {
+            RedisType::String => Some(0),
+            _ => summary.elements,
+        };
         self.serialized_bytes = record.serialized_bytes;
         self.largest_element_bytes = summary.largest_element;
         self.expiry_ms = record.expire_ms;
@@ -204,6 +209,12 @@ impl<'data> KeyStats<'data> {
             };
             usage.saturating_add_signed(memory::used_memory_gap(&p, &shape))
         }))
+    }
+
+    /// What the server's length command answers: `STRLEN` for a string, else
+    /// [`KeyStats::elements`] (redis-rdb-tools' `num_elements`).
+    pub fn length(&self) -> Option<u64> {
+        self.summary.elements
     }
 
     /// A string's value as an integer, when it is stored as one or reads as one.

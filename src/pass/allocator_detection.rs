@@ -41,6 +41,7 @@ use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use crate::pass::input::Dump;
 use crate::pass::scan::{DumpInfo, DumpScan};
 use crate::rdb::{KeyRecord, Scratch};
+use crate::text::words::plural;
 use std::collections::BTreeMap;
 
 /// The sample: the first keys of the dump, at most this many ...
@@ -201,13 +202,10 @@ impl AllocatorChoice {
                 .map(|c| format!("{} {:+.1}%", c.allocator.name(), c.residual_percent))
                 .collect();
             s.push_str(&format!(
-                "; model vs used-mem: {}; {}",
+                "; model vs used-mem: {}; {} {}",
                 residuals.join(", "),
-                if self.whole_dump {
-                    "whole dump".to_string()
-                } else {
-                    format!("{} keys sampled", self.sampled_keys)
-                }
+                plural(self.sampled_keys, "key"),
+                if self.whole_dump { "(all)" } else { "sampled" }
             ));
         }
         s.push(')');

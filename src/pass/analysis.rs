@@ -16,8 +16,10 @@
 use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::allocator_detection::{choose_allocator, reconsider, AllocatorChoice, ChosenBy};
+use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
-use crate::pass::input::Dump;
+use crate::pass::input::{self, Dump};
+use crate::pass::live;
 use crate::pass::pipeline::{self, Folding, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
@@ -62,6 +64,10 @@ pub struct FileSummary {
     pub error: Option<String>,
     /// Totals of the keys that passed the filters.
     pub totals: Totals,
+    /// Whether the dump says it is a cluster node's: `Some(true)` when it holds SLOT_INFO
+    /// records, `None` when it does not say.
+    #[serde(default)]
+    pub cluster: Option<bool>,
 }
 
 impl FileSummary {
@@ -295,7 +301,24 @@ pub fn analyze_writing<A: Aggregator>(
         |source| PerThread::new(move || make(source)),
         |aggregate| merged += aggregate,
     )?;
+    if let Some(warning) = unmatched(&files, &options.filter) {
+        eprintln!("rdbscope: warning: {warning}");
+    }
     Ok(Analysis { files, merged })
+}
+
+/// When the dumps hold keys and none passed the filters: says so, naming the filters,
+/// lest an empty report read as an empty dump.
+fn unmatched(files: &[FileSummary], filter: &KeyFilter) -> Option<String> {
+    let read: u64 = files.iter().map(|f| f.keys_scanned).sum();
+    let passed: u64 = files.iter().map(|f| f.totals.all().keys).sum();
+    (read > 0 && passed == 0 && !filter.is_empty()).then(|| {
+        format!(
+            "{} matched no key (of {} read)",
+            filter.flags.join(" "),
+            crate::text::words::plural(read, "key")
+        )
+    })
 }
 
 /// The rows of every key of `dumps` that passes the filters, to `rows` in file order;
@@ -343,7 +366,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
 ) -> io::Result<(FileSummary, Option<F::Folded>)> {
-    let name = path.display().to_string();
+    let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool) {
         Ok(d) => d,
@@ -356,7 +379,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
             return Ok((summary, None));
         }
     };
-    if path == Path::new("-") {
+    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
         progress.add_length(dump.len() as u64);
     }
     let user_overrides = &options.overrides;
@@ -496,6 +519,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
         checksum: info.checksum,
         error,
         totals: F::totals(&folded),
+        cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
     };
     Ok((summary, Some(folded)))
@@ -566,5 +590,6 @@ fn empty_summary(name: String) -> FileSummary {
         checksum: ChecksumVerdict::NotChecked,
         error: None,
         totals: Totals::default(),
+        cluster: None,
     }
 }

@@ -20,6 +20,8 @@ pub struct KeyFilter {
     pub min_memory_bytes: u64,
     /// Unix ms keys expired before are skipped, when the dump has no `ctime`.
     pub expired_before_ms: Option<i64>,
+    /// The flags that made it, as given (`--db 99`, `--under cache`), for messages.
+    pub flags: Vec<String>,
 }
 
 impl KeyFilter {

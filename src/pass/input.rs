@@ -12,6 +12,9 @@
 //!   damage: the dump is read up to there, and the error names the offset in the
 //!   decompressed stream ([`Dump::cut`]).
 //!
+//! A live source (`redis://`, [`crate::pass::live`]) is spooled the same way, its
+//! replication payload being the stream.
+//!
 //! Pages of a mapped file count in the process's resident set once touched, so a scan
 //! hands back the pages it has passed ([`Dump::release_before`]) and the checksum is
 //! computed from a separate read of the file: peak RSS stays flat whatever the dump size.
@@ -22,6 +25,7 @@
     clippy::cast_sign_loss
 )]
 
+use crate::pass::live::{self, LiveOptions};
 use crate::rdb::checksum::Crc64;
 use crate::rdb::value::ReleasePages;
 use memmap2::{Mmap, UncheckedAdvice};
@@ -52,26 +56,39 @@ pub struct SpoolOptions {
     pub dir: Option<PathBuf>,
     /// At most this many bytes, whatever the free space.
     pub max_bytes: Option<u64>,
+    /// How live sources are read.
+    pub live: LiveOptions,
 }
 
-/// A compressed stream that could not be decompressed to its end.
+/// A stream that could not be read to its end: a compressed one, or a replication link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cut {
-    pub format: Compression,
-    /// Decompressed bytes kept: the offset in the decompressed stream where it broke.
+    pub source: CutSource,
+    /// Bytes kept: the offset in the (decompressed) stream where it broke.
     pub offset: u64,
     pub error: String,
 }
 
+/// What broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutSource {
+    Compressed(Compression),
+    /// A live source's payload (its error says after how many bytes and why).
+    Replication,
+}
+
 impl fmt::Display for Cut {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the {} stream is damaged at offset {} of its decompressed data ({})",
-            self.format.name(),
-            self.offset,
-            self.error
-        )
+        match self.source {
+            CutSource::Compressed(format) => write!(
+                f,
+                "the {} stream is damaged at offset {} of its decompressed data ({})",
+                format.name(),
+                self.offset,
+                self.error
+            ),
+            CutSource::Replication => f.write_str(&self.error),
+        }
     }
 }
 
@@ -145,14 +162,34 @@ struct Spool {
 }
 
 impl Spool {
-    fn new(options: &SpoolOptions, what: String) -> io::Result<Spool> {
-        let dir = options.dir.clone().unwrap_or_else(std::env::temp_dir);
-        let file = tempfile::tempfile_in(&dir).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("temporary file in {}: {e}", dir.display()),
-            )
-        })?;
+    /// A spool into an unnamed temporary file, or into `keep` (created or truncated).
+    fn new(options: &SpoolOptions, what: String, keep: Option<&Path>) -> io::Result<Spool> {
+        let (dir, file) = match keep {
+            Some(path) => {
+                let dir = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                let file = File::options()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(path)
+                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+                (dir, file)
+            }
+            None => {
+                let dir = options.dir.clone().unwrap_or_else(std::env::temp_dir);
+                let file = tempfile::tempfile_in(&dir).map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("temporary file in {}: {e}", dir.display()),
+                    )
+                })?;
+                (dir, file)
+            }
+        };
         let free = free_bytes(&dir)?;
         let mut limit = (
             free,
@@ -244,9 +281,29 @@ fn file_size_limit() -> Option<u64> {
     rustix::process::getrlimit(rustix::process::Resource::Fsize).current
 }
 
+/// Spools `input`, a dump as it arrives from elsewhere (a replication payload), to a
+/// temporary file or to `keep`, under the same guards as standard input. A read error
+/// is returned beside the file, with the bytes spooled before it.
+pub(crate) fn spool_raw(
+    input: impl Read,
+    what: &str,
+    options: &SpoolOptions,
+    keep: Option<&Path>,
+) -> io::Result<(File, Option<(u64, io::Error)>)> {
+    Spool::new(options, what.to_owned(), keep)?.fill(input)
+}
+
+/// How reports and errors name the dump at `path`: the path, or `host:port` for a live
+/// source (never its password).
+pub fn source_name(path: &Path) -> String {
+    live::source_name(path)
+}
+
 impl Dump {
     pub fn open(path: &Path, spool: &SpoolOptions) -> io::Result<Dump> {
-        let (file, cut) = if path == Path::new("-") {
+        let (file, cut) = if let Some(uri) = path.to_str().filter(|p| live::is_live(p)) {
+            live::fetch(uri, spool)?
+        } else if path == Path::new("-") {
             Self::spool(io::stdin().lock(), "standard input", spool)?
         } else {
             let mut file = File::open(path)?;
@@ -285,20 +342,20 @@ impl Dump {
         let mut input = BufReader::with_capacity(1 << 20, input);
         let head = input.fill_buf()?;
         let Some(format) = Compression::sniff(head) else {
-            let (file, damage) = Spool::new(options, what.to_owned())?.fill(input)?;
+            let (file, damage) = Spool::new(options, what.to_owned(), None)?.fill(input)?;
             return match damage {
                 Some((_, e)) => Err(io::Error::new(e.kind(), format!("reading {what}: {e}"))),
                 None => Ok((file, None)),
             };
         };
         let what = format!("{} {what}", format.name());
-        let spool = Spool::new(options, format!("decompressing {what}"))?;
+        let spool = Spool::new(options, format!("decompressing {what}"), None)?;
         let decoder = format
             .decoder(input)
             .map_err(|e| io::Error::new(e.kind(), format!("{what}: {e}")))?;
         let (file, damage) = spool.fill(decoder)?;
         let cut = damage.map(|(offset, e)| Cut {
-            format,
+            source: CutSource::Compressed(format),
             offset,
             error: e.to_string(),
         });
@@ -387,7 +444,7 @@ impl Dump {
     }
 
     pub fn display_name(&self) -> String {
-        self.path.display().to_string()
+        source_name(&self.path)
     }
 }
 

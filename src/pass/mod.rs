@@ -3,7 +3,7 @@
 //! the run's row sink. Every command's dumps go through the one driver, [`analysis`].
 //!
 //! In the order a dump flows: [`input`] opens it (memory map, or a spool of standard input
-//! or a compressed dump); [`scan`] reads its records in batches (header, aux fields, keys,
+//! or a compressed dump, or the payload a live server sends: [`live`]); [`scan`] reads its records in batches (header, aux fields, keys,
 //! checksum); [`allocator_detection`] picks the allocator the model assumes from a sample
 //! of its keys; [`pipeline`] analyses each batch on the pool while the next is scanned,
 //! keys passing the [`filter`]; [`analysis`] drives all of it per dump and hands the rows
@@ -23,6 +23,7 @@ pub mod analysis;
 pub mod filter;
 pub mod fold;
 pub mod input;
+pub mod live;
 pub mod pipeline;
 pub mod progress;
 pub mod row_sink;

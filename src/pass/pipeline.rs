@@ -18,6 +18,7 @@ use crate::pass::scan::{DumpInfo, DumpScan};
 use crate::rdb::value::ReleasePages;
 use crate::rdb::{DecodeError, KeyRecord, Scratch};
 use crate::text::escape::escape_key;
+use crate::text::words::plural;
 use rayon::prelude::*;
 use std::io;
 
@@ -79,9 +80,9 @@ impl Damage {
         }
         match &self.last_key {
             Some((db, key)) => msg.push_str(&format!(
-                "; last good key: \"{}\" (db {db}); {} keys read before the damage",
+                "; last good key: \"{}\" (db {db}); {} read before the damage",
                 escape_key(key),
-                self.keys_read
+                plural(self.keys_read, "key")
             )),
             None => msg.push_str("; no key was read before the damage"),
         }

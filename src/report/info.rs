@@ -1,11 +1,12 @@
 //! `rdbscope info` output: text for people, JSON for scripts.
 
 use super::human::utc_seconds;
-use super::text_table::{Keep, TextTable};
+use super::text_table::{output_width, wrap_indented, Keep, TextTable};
 use crate::model::memory::DumpMemory;
 use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use crate::text::escape::escape_key;
+use crate::text::words::plural;
 use serde_json::{json, Value};
 
 fn checksum_text(v: &ChecksumVerdict) -> String {
@@ -40,7 +41,14 @@ pub fn text(
     allocator: &AllocatorChoice,
 ) -> String {
     let mut out = String::new();
-    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<16} {v}\n"));
+    let mut line = |k: &str, v: String| {
+        out.push_str(&wrap_indented(
+            &format!("{k:<16} {v}"),
+            "",
+            &" ".repeat(17),
+            output_width(),
+        ))
+    };
     line("file", escape_key(name.as_bytes()).into_owned());
     if let Some(h) = info.header {
         line(
@@ -63,9 +71,9 @@ pub fn text(
     line("file bytes", info.file_bytes.to_string());
     line("keys", info.keys.to_string());
     line(
-        "memory (model)",
+        "used_memory",
         format!(
-            "{} = keys {} + db overhead {}{}",
+            "{} modelled = keys {} + db overhead {}{}",
             memory.total(),
             memory.keys_bytes,
             memory.overhead_bytes,
@@ -113,7 +121,7 @@ pub fn text(
         line("module aux", info.module_aux.join(", "));
     }
     if info.slot_infos > 0 {
-        line("slot info", format!("{} records", info.slot_infos));
+        line("slot info", plural(info.slot_infos, "record"));
     }
     if info.hash_templates > 0 {
         line("hash templates", info.hash_templates.to_string());
@@ -129,7 +137,7 @@ pub fn text(
     }
     out.push_str("\naux fields\n");
     let mut aux = TextTable::new(&["field", "value"], 2);
-    aux.names_in(1, Keep::Start);
+    aux.names_in(1, Keep::Middle);
     for (k, v) in aux_pairs(info) {
         aux.add_row(vec![k, v]);
     }

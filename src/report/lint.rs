@@ -5,7 +5,7 @@
 
 use super::human::bytes;
 use super::text_table::table;
-use super::text_table::Keep;
+use super::text_table::{output_width, wrap, wrap_indented, Keep, LIST_SEPARATOR};
 use crate::lint::{Finding, LintReport, Subject};
 use crate::text::escape::{escape_key, neutralize_formula, text_and_base64};
 use serde_json::{json, Map, Value};
@@ -163,15 +163,26 @@ pub fn summary_table(r: &LintReport) -> String {
             s.findings.to_string(),
             s.keys.to_string(),
             bytes(s.memory_bytes),
-            worst.join(", "),
+            worst.join(&LIST_SEPARATOR.to_string()),
         ]);
     }
-    t.align_left(5).names_in(5, Keep::Start);
-    format!(
+    t.align_left(5)
+        .names_in(5, Keep::List)
+        .optional(&["severity", "keys"]);
+    let mut out = format!(
         "Lint summary\n{t}\n\
          findings: the keys, patterns, minutes, slots or files breaking a rule;\n\
          keys: the keys those findings cover\n"
-    )
+    );
+    if !r.not_a_cluster.is_empty() {
+        let ids: Vec<_> = r.not_a_cluster.iter().map(|r| r.id()).collect();
+        out.push_str(&wrap(&format!(
+            "not checked: {}: nothing says the dumps are a cluster's shards (--cluster, \
+             SLOT_INFO records, several dumps)",
+            ids.join(", ")
+        )));
+    }
+    out
 }
 
 /// The summary table, the kept findings, and the advice of each rule that fired.
@@ -191,7 +202,7 @@ pub fn tables(r: &LintReport) -> String {
         ],
         4,
     );
-    t.names_in(3, Keep::Start)
+    t.names_in(3, Keep::Middle)
         .optional(&["saving", "db", "keys", "severity"]);
     for f in r.findings() {
         t.add_row(vec![
@@ -215,15 +226,19 @@ pub fn tables(r: &LintReport) -> String {
             .map(|(rule, s)| format!("{} {} of {}", rule.id(), s.worst.len(), s.findings))
             .collect();
         if !cut.is_empty() {
-            let _ = writeln!(
-                out,
+            out.push_str(&wrap(&format!(
                 "Listed: the worst findings of each rule up to --max-findings ({}); the summary counts them all",
                 cut.join(", ")
-            );
+            )));
         }
         out.push_str("\nAdvice\n");
         for (rule, _) in r.rules.iter().filter(|(_, s)| s.findings > 0) {
-            let _ = writeln!(out, "  {}: {}", rule.id(), rule.advice());
+            out.push_str(&wrap_indented(
+                &format!("{}: {}", rule.id(), rule.advice()),
+                "  ",
+                "    ",
+                output_width(),
+            ));
         }
     } else {
         out.push_str("\nNo findings.\n");

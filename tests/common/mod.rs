@@ -66,6 +66,7 @@ pub struct Row {
     pub type_name: String,
     pub encoding: String,
     pub elements: Option<u64>,
+    pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
@@ -124,6 +125,7 @@ pub fn read_rows(bytes: &[u8]) -> (Vec<Row>, DumpInfo, Option<DecodeError>) {
             type_name: k.type_name().into_owned(),
             encoding: k.encoding.to_string(),
             elements: k.elements,
+            largest_element_bytes: k.largest_element_bytes,
             expiry_ms: k.expiry_ms,
             idle_s: k.idle_s,
             lfu_freq: k.lfu_freq,
@@ -157,3 +159,17 @@ pub fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
 }
 
 pub mod redis;
+
+/// The venv's Python that `scripts/test.sh` sets up with the engines the tests query
+/// (duckdb, chdb, pyspark, pyarrow) and names in `RDBSCOPE_PYTHON`.
+pub fn python() -> PathBuf {
+    let path = std::env::var_os("RDBSCOPE_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
+        panic!("RDBSCOPE_PYTHON is not set: run the tests with scripts/test.sh, which installs duckdb, chdb and pyspark in .venv and sets it")
+    });
+    assert!(
+        path.is_file(),
+        "RDBSCOPE_PYTHON={} is not a file; run scripts/test.sh",
+        path.display()
+    );
+    path
+}

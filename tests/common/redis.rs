@@ -65,11 +65,36 @@ impl RedisServer {
 
     /// The server at `binary` (a `redis-server` or a `valkey-server`).
     pub fn start_binary(binary: &Path) -> RedisServer {
-        let dir = tempfile::tempdir().expect("temp dir");
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free loopback port")
             .port();
+        RedisServer::start_on(binary, port, &[])
+    }
+
+    /// A cluster node (`cluster-enabled yes`, a 1 s node timeout) on a free port whose bus
+    /// port (port + 10000) is free too; `None` when the port drawn has no free bus port.
+    pub fn start_cluster_node(binary: &Path) -> Option<RedisServer> {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("free loopback port");
+        let port = listener.local_addr().expect("port").port();
+        let bus = port.checked_add(10000)?;
+        drop(TcpListener::bind(("127.0.0.1", bus)).ok()?);
+        drop(listener);
+        let args = [
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+        ];
+        Some(RedisServer::start_on(
+            binary,
+            port,
+            &[&args[..], &["--cluster-node-timeout", "1000"]].concat(),
+        ))
+    }
+
+    fn start_on(binary: &Path, port: u16, extra: &[&str]) -> RedisServer {
+        let dir = tempfile::tempdir().expect("temp dir");
         let log = std::fs::File::create(dir.path().join("server.log")).expect("log file");
         let child = Command::new(binary)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
@@ -78,6 +103,7 @@ impl RedisServer {
             .arg(dir.path())
             .args(["--dbfilename", "dump.rdb"])
             .args(["--enable-debug-command", "yes", "--daemonize", "no"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log file"))
             .stderr(log)

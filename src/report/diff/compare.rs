@@ -292,8 +292,13 @@ pub struct BigKeysChange {
     /// When both sides are dumps: every key of at least this many bytes was compared,
     /// exactly.
     pub exact_above_bytes: Option<u64>,
-    /// Biggest change first.
+    /// Changes beyond bounds first, then keys that entered or left a top N; biggest
+    /// change first within each; at most `--rows`.
     pub keys: Vec<KeyChange>,
+    /// Changed keys left out of `keys` by `--rows`…
+    pub omitted: usize,
+    /// …of which entered or left a top N.
+    pub omitted_churn: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -708,16 +713,26 @@ fn big_keys(
         keys.extend(change);
     }
     keys.retain(|k| k.memory_change().unsigned_abs() >= options.min_change);
+    // Changes known beyond bounds first; a key that only entered or left a top N may not
+    // have changed at all.
+    let churn = |k: &KeyChange| matches!(k.status, KeyStatus::EnteredTop | KeyStatus::LeftTop);
     keys.sort_by(|a, b| {
-        b.memory_change()
-            .unsigned_abs()
-            .cmp(&a.memory_change().unsigned_abs())
+        churn(a)
+            .cmp(&churn(b))
+            .then_with(|| {
+                b.memory_change()
+                    .unsigned_abs()
+                    .cmp(&a.memory_change().unsigned_abs())
+            })
             .then_with(|| (a.db, &a.key).cmp(&(b.db, &b.key)))
     });
+    let omitted = keys.split_off(options.rows.min(keys.len()));
     BigKeysChange {
         n: ot.n.min(nt.n),
         exact_above_bytes: exact.map(|e| e.min_key_bytes),
         keys,
+        omitted: omitted.len(),
+        omitted_churn: omitted.iter().filter(|k| churn(k)).count(),
     }
 }
 

@@ -9,8 +9,9 @@ use super::compare::{
     LintChange, MetricChange, Range, TtlChange,
 };
 use crate::report::human::{bytes, utc_seconds};
-use crate::report::text_table::{notes_section, table};
+use crate::report::text_table::{notes_section, table, wrap};
 use crate::text::escape::neutralize_formula;
+use crate::text::words::plural;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -89,12 +90,26 @@ impl DiffTable {
     }
 }
 
+/// Columns a diff table may leave out to fit the terminal, first to last: each side's
+/// figures the change column sums up.
+const OPTIONAL: [&str; 8] = [
+    "elements old",
+    "elements new",
+    "encoding",
+    "keys old",
+    "keys change",
+    "type",
+    "db",
+    "change %",
+];
+
 fn section(out: &mut String, t: &DiffTable) {
     let mut text = table(&t.header, t.text_columns);
+    text.optional(&OPTIONAL);
     for row in &t.rows {
         text.add_row(row.clone());
     }
-    let _ = write!(out, "{}\n{text}\n\n", t.title);
+    let _ = write!(out, "{}{text}\n\n", wrap(&t.title));
 }
 
 /// A metric's change in percent; empty when it did not change.
@@ -277,7 +292,7 @@ pub fn group_changes_once(g: &GroupTableChange) -> Vec<&GroupChange> {
 }
 
 fn group_sections(out: &mut String, what: &str, label: &'static str, g: &GroupTableChange) {
-    let _ = writeln!(out, "{}\n", group_summary(what, g));
+    let _ = writeln!(out, "{}", wrap(&group_summary(what, g)));
     let lists = [
         ("appeared", &g.appeared_names),
         ("vanished", &g.vanished_names),
@@ -370,6 +385,17 @@ pub fn big_keys_table(d: &Diff) -> Option<DiffTable> {
             opt(k.old_elements),
             opt(k.new_elements),
         ]);
+    }
+    let more = &d.big_keys;
+    if more.omitted > 0 {
+        let mut row = vec![String::new(); t.header.len()];
+        row[0] = format!("… {} more", more.omitted);
+        row[3] = if more.omitted_churn > 0 {
+            format!("{} entered or left a top", more.omitted_churn)
+        } else {
+            String::new()
+        };
+        t.rows.push(row);
     }
     t.some()
 }
@@ -585,7 +611,7 @@ pub fn render(d: &Diff) -> String {
         section(&mut out, &t);
     }
     if let Some(line) = lost_ttl_line(ttl) {
-        let _ = writeln!(out, "{line}\n");
+        let _ = writeln!(out, "{}", wrap(&line));
     }
     for t in [lost_ttl_table(ttl), storms_table(ttl)]
         .into_iter()
@@ -608,7 +634,7 @@ pub fn render(d: &Diff) -> String {
     }
     let alerts = alert_lines(d);
     for a in &alerts {
-        let _ = writeln!(out, "{a}");
+        out.push_str(&wrap(a));
     }
     if !alerts.is_empty() {
         out.push('\n');
@@ -823,7 +849,13 @@ pub fn write_csv(out: impl Write, d: &Diff) -> io::Result<()> {
             (exact(c.old_memory_bytes), exact(c.new_memory_bytes)),
             (change, change),
             None,
-            &format!("{} {} -> {} ({} keys)", c.type_name, c.from, c.to, c.keys),
+            &format!(
+                "{} {} -> {} ({})",
+                c.type_name,
+                c.from,
+                c.to,
+                plural(c.keys, "key")
+            ),
         )?;
     }
     for a in &d.alerts {

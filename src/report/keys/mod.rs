@@ -1,7 +1,8 @@
 //! The per-key rows (`rdbscope keys`, `keys.csv` and `keys.parquet` of `report --out-dir`):
 //! [`rows`] renders text rows (CSV, JSON Lines, redis-rdb-tools' CSV) with [`decimal`],
-//! [`parquet`] the column file, [`sinks`] sends a run's rows to either or both in file
-//! order.
+//! [`columns`] gathers them as Arrow columns of one schema, which [`parquet`] writes as a
+//! column file and [`arrow`] as an Arrow IPC stream; [`sinks`] sends a run's rows to the
+//! formats asked for in file order.
 //!
 //! The columns, their names and order come from `analyze::key_columns`: each writer
 //! expands that list into its per-row code, and says how it writes each value type.
@@ -10,6 +11,8 @@
 //! statistics (`analyze::KeyStats`, `analyze::key_columns`) and decode's types; no other
 //! report.
 
+pub mod arrow;
+pub mod columns;
 pub mod decimal;
 pub mod parquet;
 pub mod rows;

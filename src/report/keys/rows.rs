@@ -206,7 +206,7 @@ fn render_rdbtools(k: &KeyStats<'_>, out: &mut Vec<u8>) {
     out.push(b',');
     out.extend_from_slice(k.encoding.name().as_bytes());
     out.push(b',');
-    opt_num(out, k.elements);
+    opt_num(out, k.length());
     out.push(b',');
     push_decimal(out, k.largest_element_bytes);
     out.push(b',');

@@ -1,32 +1,42 @@
 //! Where the per-key rows of a run go, in file order: text rows ([`RowFormat`]: CSV, JSON
-//! Lines, redis-rdb-tools' CSV), Parquet ([`ParquetKeys`]), or both (`report --out-dir
-//! --keys-format both`).
+//! Lines, redis-rdb-tools' CSV), columns ([`ColumnFormat`]: Parquet, an Arrow IPC stream),
+//! or text and Parquet (`report --out-dir --keys-format both`).
 //!
 //! Rows are built on the pool worker that analysed the keys, one [`RowBatch`] per chunk
 //! ([`RowBuilder`], one per dump), and handed to the ordered writers ([`RowSinks`]) in
 //! file order: `begin` (the text header), `batch` per chunk, `finish`. They are the pass's
 //! [`RowSink`]: the pass drives them, through that trait, without knowing the formats.
 //!
-//! Parquet is encoded and compressed on a thread of its own ([`RowSinks::with`] scopes
-//! it), fed in file order through a channel of a few chunks: the thread that hands chunks
-//! over also scans the dump, and encoding a chunk costs more than scanning it.
+//! Columns are encoded (and Parquet compressed) on a thread of their own ([`RowSinks::with`]
+//! scopes it), fed in file order through a channel of a few chunks: the thread that hands
+//! chunks over also scans the dump, and encoding a chunk costs more than scanning it.
 
-use super::parquet::{KeyColumns, ParquetKeys};
+use super::arrow::ArrowKeys;
+use super::columns::{FileName, KeyColumns};
+use super::parquet::ParquetKeys;
 use super::rows::RowFormat;
 use crate::model::key_stats::KeyStats;
 use crate::pass::row_sink::{RowBuild, RowSink};
 use crate::text::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 
 /// Rows a chunk of keys holds at most (see [`crate::pass::pipeline`]).
 const CHUNK_ROWS: usize = 1024;
 
-/// Chunks waiting for the Parquet thread at most: enough to ride out a slow page, few
+/// Chunks waiting for the columns' thread at most: enough to ride out a slow page, few
 /// enough that the rows in flight stay a few megabytes.
-const PARQUET_QUEUE: usize = 8;
+const COLUMNS_QUEUE: usize = 8;
+
+/// How a run's rows are written as columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnFormat {
+    /// A Parquet file (its footer last: to a file only).
+    Parquet,
+    /// An Arrow IPC stream.
+    Arrow,
+}
 
 /// The rows of one chunk of keys, in each form asked for.
 #[derive(Default)]
@@ -40,8 +50,8 @@ pub struct RowBuilder {
     text: Option<RowFormat>,
     /// The dump's name as the text rows' first cell (empty with one dump).
     file_cell: Vec<u8>,
-    /// The dump's name for the Parquet `file` column, when Parquet is written.
-    parquet_file: Option<Arc<str>>,
+    /// The dump's name for the `file` column, when columns are written.
+    column_file: Option<FileName>,
 }
 
 impl RowBuild for RowBuilder {
@@ -54,7 +64,7 @@ impl RowBuild for RowBuilder {
                 None => Vec::new(),
             },
             columns: self
-                .parquet_file
+                .column_file
                 .as_ref()
                 .map(|file| KeyColumns::new(file.clone(), CHUNK_ROWS)),
         }
@@ -73,31 +83,44 @@ impl RowBuild for RowBuilder {
 /// The writers a run's rows go to, in file order.
 pub struct RowSinks<'s, 'w> {
     text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
-    parquet: Option<ParquetThread<'s>>,
+    columns: Option<ColumnThread<'s>>,
     /// Text rows name their dump (the run reads several).
     with_file: bool,
 }
 
-/// The Parquet writer's thread: the chunks go to it in order, its outcome comes back when
+/// The columns' writer's thread: the chunks go to it in order, its outcome comes back when
 /// it is joined.
-struct ParquetThread<'s> {
+struct ColumnThread<'s> {
     chunks: Option<SyncSender<KeyColumns>>,
     writer: Option<ScopedJoinHandle<'s, io::Result<()>>>,
 }
 
-impl<'s> ParquetThread<'s> {
-    /// Starts the file on a thread of `scope`, which writes every chunk it receives and
-    /// then the footer.
-    fn start<'w: 's>(scope: &'s Scope<'s, 'w>, out: &'w mut (dyn Write + Send)) -> Self {
-        let (chunks, received) = sync_channel::<KeyColumns>(PARQUET_QUEUE);
-        let writer = scope.spawn(move || {
-            let mut parquet = ParquetKeys::begin(out)?;
-            for columns in received {
-                parquet.batch(columns)?;
+impl<'s> ColumnThread<'s> {
+    /// Starts the file or stream on a thread of `scope`, which writes every chunk it
+    /// receives and then the footer or end of stream.
+    fn start<'w: 's>(
+        scope: &'s Scope<'s, 'w>,
+        format: ColumnFormat,
+        out: &'w mut (dyn Write + Send),
+    ) -> Self {
+        let (chunks, received) = sync_channel::<KeyColumns>(COLUMNS_QUEUE);
+        let writer = scope.spawn(move || match format {
+            ColumnFormat::Parquet => {
+                let mut parquet = ParquetKeys::begin(out)?;
+                for columns in received {
+                    parquet.batch(columns)?;
+                }
+                parquet.finish()?.flush()
             }
-            parquet.finish()?.flush()
+            ColumnFormat::Arrow => {
+                let mut arrow = ArrowKeys::begin(out)?;
+                for columns in received {
+                    arrow.batch(columns)?;
+                }
+                arrow.finish()?.flush()
+            }
         });
-        ParquetThread {
+        ColumnThread {
             chunks: Some(chunks),
             writer: Some(writer),
         }
@@ -110,7 +133,7 @@ impl<'s> ParquetThread<'s> {
         }
         // The writer stopped (a write failed): its error says why.
         self.join()
-            .and(Err(io::Error::other("the Parquet writer stopped")))
+            .and(Err(io::Error::other("the columns' writer stopped")))
     }
 
     /// Waits for the writer to write what it was sent (and the footer, once the channel is
@@ -120,24 +143,25 @@ impl<'s> ParquetThread<'s> {
         match self.writer.take() {
             Some(writer) => writer
                 .join()
-                .unwrap_or_else(|_| Err(io::Error::other("the Parquet writer panicked"))),
+                .unwrap_or_else(|_| Err(io::Error::other("the columns' writer panicked"))),
             None => Ok(()),
         }
     }
 }
 
 impl<'s, 'w: 's> RowSinks<'s, 'w> {
-    /// Runs `write` with the outputs started (the text header written, the Parquet thread
-    /// started), then completes them (the Parquet footer) and flushes them. `several_dumps`:
-    /// text rows gain a first `file` column (Parquet always has one).
+    /// Runs `write` with the outputs started (the text header written, the columns'
+    /// thread started), then completes them (the Parquet footer, the end of the Arrow
+    /// stream) and flushes them. `several_dumps`: text rows gain a first `file` column
+    /// (columns always have one).
     pub fn with<T>(
         text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
-        parquet: Option<&'w mut (dyn Write + Send)>,
+        columns: Option<(ColumnFormat, &'w mut (dyn Write + Send))>,
         several_dumps: bool,
         write: impl FnOnce(&mut RowSinks<'_, 'w>) -> io::Result<T>,
     ) -> io::Result<T> {
         std::thread::scope(|scope| {
-            let mut sinks = RowSinks::begin(scope, text, parquet, several_dumps)?;
+            let mut sinks = RowSinks::begin(scope, text, columns, several_dumps)?;
             let written = write(&mut sinks);
             // The footer only after rows that all went out; the writer joined either way.
             let finished = sinks.finish();
@@ -149,7 +173,7 @@ impl<'s, 'w: 's> RowSinks<'s, 'w> {
     fn begin(
         scope: &'s Scope<'s, 'w>,
         text: Option<(RowFormat, &'w mut (dyn Write + Send))>,
-        parquet: Option<&'w mut (dyn Write + Send)>,
+        columns: Option<(ColumnFormat, &'w mut (dyn Write + Send))>,
         several_dumps: bool,
     ) -> io::Result<Self> {
         let with_file = several_dumps;
@@ -160,18 +184,18 @@ impl<'s, 'w: 's> RowSinks<'s, 'w> {
             }
             None => None,
         };
-        let parquet = parquet.map(|out| ParquetThread::start(scope, out));
+        let columns = columns.map(|(format, out)| ColumnThread::start(scope, format, out));
         Ok(RowSinks {
             text,
-            parquet,
+            columns,
             with_file,
         })
     }
 
     fn finish(mut self) -> io::Result<()> {
         self.flush()?;
-        match &mut self.parquet {
-            Some(parquet) => parquet.join(),
+        match &mut self.columns {
+            Some(columns) => columns.join(),
             None => Ok(()),
         }
     }
@@ -189,10 +213,8 @@ impl RowSink for RowSinks<'_, '_> {
                 _ => Vec::new(),
             },
             // The text a CSV cell holds, as for the keys.
-            parquet_file: self
-                .parquet
-                .as_ref()
-                .map(|_| Arc::from(neutralize_formula(escape_key(name.as_bytes())))),
+            column_file: (self.columns.as_ref())
+                .map(|_| FileName::new(&neutralize_formula(escape_key(name.as_bytes())))),
         }
     }
 
@@ -200,13 +222,14 @@ impl RowSink for RowSinks<'_, '_> {
         if let Some((_, out)) = &mut self.text {
             out.write_all(&rows.text)?;
         }
-        match (&mut self.parquet, rows.columns) {
-            (Some(parquet), Some(columns)) => parquet.send(columns),
+        match (&mut self.columns, rows.columns) {
+            (Some(thread), Some(columns)) => thread.send(columns),
             _ => Ok(()),
         }
     }
 
-    /// The text rows (Parquet row groups are written whole).
+    /// The text rows (columns go out from their own thread: Parquet row groups whole,
+    /// Arrow batches as its output's buffer fills).
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.text {
             Some((_, out)) => out.flush(),

@@ -5,6 +5,7 @@
 use crate::analyze::groups::GroupTable;
 use crate::pass::analysis::FileSummary;
 use crate::text::escape::escape_key;
+use crate::text::words::plural;
 
 /// Notes about the dumps themselves.
 pub fn file_notes(files: &[FileSummary]) -> Vec<String> {
@@ -39,10 +40,13 @@ pub fn cap_note(what: &str, table: &GroupTable, remedy: &str) -> Option<String> 
             "{what}: more distinct names than a table of capacity {m} holds; every name above 1/{m} \
              of the memory or of the keys is listed, a row may miss up to its error bound \
              (counted under (other) before it entered), and a name not listed holds at most \
-             {} and {} keys; {} keys are counted under (other){remedy}",
+             {} and {}; {} counted under (other){remedy}",
             crate::report::human::bytes(absent.memory_bytes),
-            absent.keys,
-            table.other().keys,
+            plural(absent.keys, "key"),
+            match table.other().keys {
+                1 => "1 key is".to_string(),
+                n => format!("{n} keys are"),
+            },
             m = table.capacity(),
         )
     })

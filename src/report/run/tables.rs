@@ -12,12 +12,17 @@ use crate::pass::analysis::{Analysis, FileSummary};
 use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
 use crate::report::human::{bytes, iso_utc, utc_seconds};
-use crate::report::text_table::{notes_section, table, Keep, TextTable};
+use crate::report::text_table::{
+    notes_section, output_width, table, wrap, wrap_indented, Keep, TextTable,
+};
 use crate::text::escape::escape_key;
+use crate::text::words::plural;
 use std::fmt::Write;
 
 /// Rows a list section shows in `report`.
 pub const SECTION_ROWS: usize = 20;
+/// Rows of the short lists of `report`: expiry minutes, slots, hash tags.
+const SHORT_ROWS: usize = 10;
 
 /// A name as a table shows it: escaped, `""` when empty.
 pub fn name(bytes: &[u8]) -> String {
@@ -78,7 +83,7 @@ pub fn files_table(files: &[FileSummary]) -> TextTable {
         ],
         4,
     );
-    t.names_in(0, Keep::End)
+    t.names_in(0, Keep::Path)
         .optional(&["magic", "in file", "with TTL", "server"]);
     for f in files {
         let c = f.totals.all();
@@ -152,8 +157,14 @@ fn group_row(name: String, s: &GroupStats, whole: Whole) -> Vec<String> {
     ]
 }
 
-/// The heaviest `rows` groups of `t`, then `(other)` when names were dropped, with their
-/// shares of `whole`; rows that may fall short of the truth get an `error ≤` column and a
+/// The first cell of the row standing for the `n` rows a table does not show: its other
+/// cells add those rows up, so the rows shown add up to the whole table.
+pub fn more_rows(n: usize) -> String {
+    format!("… {n} more")
+}
+
+/// The heaviest `rows` groups of `t`, then a row adding up the groups not shown and
+/// `(other)` when names were dropped, with their shares of `whole`; rows that may fall short of the truth get an `error ≤` column and a
 /// footnote saying what it means.
 pub fn group_section(
     out: &mut String,
@@ -163,11 +174,8 @@ pub fn group_section(
     view: View,
     whole: Whole,
 ) {
-    let shown: Vec<_> = t
-        .rows_top(view.sort, view.rows)
-        .into_iter()
-        .take(view.rows)
-        .collect();
+    let mut shown = t.rows_top(view.sort, view.rows);
+    let rest = shown.split_off(view.rows.min(shown.len()));
     let bounded = shown.iter().any(|r| r.error != ErrorBound::default());
     let mut header = vec![
         first,
@@ -195,13 +203,24 @@ pub fn group_section(
         if e == ErrorBound::default() {
             String::new()
         } else {
-            format!("+{} keys, +{}", e.keys, bytes(e.memory_bytes))
+            format!("+{}, +{}", plural(e.keys, "key"), bytes(e.memory_bytes))
         }
     };
     for r in &shown {
         let mut row = group_row(name(r.name), r.stats, whole);
         if bounded {
             row.push(error(r.error));
+        }
+        table.add_row(row);
+    }
+    if !rest.is_empty() {
+        let mut more = GroupStats::default();
+        for r in &rest {
+            more += r.stats;
+        }
+        let mut row = group_row(more_rows(rest.len()), &more, whole);
+        if bounded {
+            row.push(String::new());
         }
         table.add_row(row);
     }
@@ -214,12 +233,14 @@ pub fn group_section(
     }
     let _ = write!(out, "{title}\n{table}\n");
     if bounded {
-        let _ = writeln!(
-            out,
-            "  error ≤: the row may miss up to that many keys and that much memory, counted under \
+        out.push_str(&wrap_indented(
+            "error ≤: the row may miss up to that many keys and that much memory, counted under \
              (other) before the name entered the table (other columns likewise count only the \
-             keys since); rows without one are exact."
-        );
+             keys since); rows without one are exact.",
+            "  ",
+            "  ",
+            output_width(),
+        ));
     }
     out.push('\n');
 }
@@ -235,30 +256,32 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
     for (i, t) in p.tables().iter().enumerate() {
         let title = format!("Prefixes, depth {}{below} (delimiter {delimiter:?})", i + 1);
         if t.is_empty() && !t.overflowed() {
-            let _ = writeln!(
-                out,
-                "{title}: no key has more than {} segments{below}\n",
-                i + 1
-            );
+            out.push_str(&wrap(&format!(
+                "{title}: no key has more than {}{below}",
+                plural(i as u64 + 1, "segment")
+            )));
+            out.push('\n');
         } else {
             group_section(out, &title, "prefix", t, view, whole);
         }
     }
     let none = p.no_delimiter();
     if none.keys > 0 {
-        let _ = writeln!(
-            out,
-            "{} keys ({} memory, {} in file) hold no {delimiter:?}{below} and belong to no prefix\n",
-            none.keys,
+        out.push_str(&wrap(&format!(
+            "{} ({} memory, {} in file) {} no {delimiter:?}{below} and belong{} to no prefix",
+            plural(none.keys, "key"),
             bytes(none.memory_bytes),
-            bytes(none.serialized_bytes)
-        );
+            bytes(none.serialized_bytes),
+            if none.keys == 1 { "holds" } else { "hold" },
+            if none.keys == 1 { "s" } else { "" },
+        )));
+        out.push('\n');
     }
 }
 
-/// The `rows` first keys of `top`, each with its share of `whole_memory` (the memory of
-/// every key analysed).
-pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole_memory: u64) -> TextTable {
+/// The `rows` first keys of `top`, each with its share of `whole` (every key analysed),
+/// then a row adding up the keys not shown, so the rows add up to `whole`.
+pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole: Whole) -> TextTable {
     let several = files.len() > 1;
     let mut header = vec!["#"];
     if several {
@@ -275,9 +298,12 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole_memory: u
     };
     header.extend(metric.map(|(title, _)| title));
     let mut t = table(&header, text_columns);
-    t.names_in(text_columns - 3, Keep::Start)
+    t.names_in(text_columns - 3, Keep::Middle)
         .optional(&["in file", "encoding", "% memory", "#", "elements", "file"]);
+    let (mut shown_keys, mut shown_memory) = (0u64, 0u64);
     for (i, k) in top.sorted().into_iter().take(rows).enumerate() {
+        shown_keys += 1;
+        shown_memory = shown_memory.saturating_add(k.memory_bytes);
         let mut row = vec![(i + 1).to_string()];
         if several {
             row.push(
@@ -295,10 +321,20 @@ pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole_memory: u
             k.elements.map(|e| e.to_string()).unwrap_or_default(),
             bytes(k.serialized_bytes),
             bytes(k.memory_bytes),
-            share(k.memory_bytes, whole_memory),
+            share(k.memory_bytes, whole.memory_bytes),
             k.expiry_ms.map(utc_seconds).unwrap_or_default(),
         ]);
         row.extend(metric.map(|(_, show)| show(k.value)));
+        t.add_row(row);
+    }
+    let more_keys = whole.keys.saturating_sub(shown_keys);
+    if more_keys > 0 {
+        let more_memory = whole.memory_bytes.saturating_sub(shown_memory);
+        let mut row = vec![String::new(); header.len()];
+        row[text_columns - 3] = format!("… {}", plural(more_keys, "more key"));
+        row[header.len() - 3 - usize::from(metric.is_some())] = bytes(more_memory);
+        row[header.len() - 2 - usize::from(metric.is_some())] =
+            share(more_memory, whole.memory_bytes);
         t.add_row(row);
     }
     t
@@ -365,14 +401,16 @@ fn allocator_lines(out: &mut String, files: &[FileSummary]) {
         .collect();
     for (f, a) in &chosen {
         if chosen.len() == 1 {
-            let _ = writeln!(out, "memory modelled with allocator {}", a.describe());
+            out.push_str(&wrap(&format!(
+                "memory modelled with allocator {}",
+                a.describe()
+            )));
         } else {
-            let _ = writeln!(
-                out,
+            out.push_str(&wrap(&format!(
                 "{}: memory modelled with allocator {}",
                 escape_key(f.name.as_bytes()),
                 a.describe()
-            );
+            )));
         }
     }
     if !chosen.is_empty() {
@@ -380,8 +418,16 @@ fn allocator_lines(out: &mut String, files: &[FileSummary]) {
     }
 }
 
-/// The whole report.
-pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered: bool) -> String {
+/// The whole report: each table shows `table_rows` rows when given, else the lists of names
+/// [`SECTION_ROWS`], the rankings `top_n` keys and the short lists [`SHORT_ROWS`].
+pub fn report(
+    a: &Analysis<Aggregates>,
+    top_n: usize,
+    table_rows: Option<usize>,
+    sort: SortBy,
+    filtered: bool,
+) -> String {
+    let short_rows = table_rows.unwrap_or(SHORT_ROWS);
     let m = &a.merged;
     let whole = Whole::from(m.totals.all());
     let mut out = String::new();
@@ -395,6 +441,10 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
     }
     t.add_row(counts_row("all".into(), m.totals.all(), whole));
     section(&mut out, "Keys by type", t);
+    out.push_str(&wrap(
+        "memory: the keys' MEMORY USAGE added up (`info` models the server's used_memory, \
+         which also counts the dbs' tables)",
+    ));
     allocator_lines(&mut out, &a.files);
 
     let mut t = counts_table("type / encoding");
@@ -431,8 +481,9 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
     }
     section(&mut out, &ttl_title(&a.files), t);
 
-    let storms = m.ttl.storms(10);
+    let mut storms = m.ttl.storms(usize::MAX);
     if !storms.is_empty() {
+        let rest = storms.split_off(short_rows.min(storms.len()));
         let mut t = table(&["minute", "keys expiring", "memory"], 1);
         for (ms, tally) in storms {
             t.add_row(vec![
@@ -441,11 +492,17 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
                 bytes(tally.memory_bytes),
             ]);
         }
+        if !rest.is_empty() {
+            let (keys, memory) = rest.iter().fold((0u64, 0u64), |(k, m), (_, t)| {
+                (k.saturating_add(t.keys), m.saturating_add(t.memory_bytes))
+            });
+            t.add_row(vec![more_rows(rest.len()), keys.to_string(), bytes(memory)]);
+        }
         section(&mut out, "Busiest expiry minutes (next 30 days)", t);
     }
 
     let view = View {
-        rows: SECTION_ROWS,
+        rows: table_rows.unwrap_or(SECTION_ROWS),
         sort,
     };
     prefix_sections(&mut out, &m.prefixes, view, whole);
@@ -458,16 +515,16 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
         whole,
     );
 
-    let rows = top_rows;
+    let rows = table_rows.unwrap_or(top_n);
     section(
         &mut out,
         "Biggest keys by memory",
-        top_table(&m.top.by_memory, &a.files, rows, whole.memory_bytes),
+        top_table(&m.top.by_memory, &a.files, rows, whole),
     );
     section(
         &mut out,
         "Biggest keys by elements",
-        top_table(&m.top.by_elements, &a.files, rows, whole.memory_bytes),
+        top_table(&m.top.by_elements, &a.files, rows, whole),
     );
 
     let mut t = table(&["type", "metric", "keys", "p50", "p90", "p99", "max"], 2);
@@ -475,7 +532,9 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
         if d.serialized_bytes.count() == 0 {
             continue;
         }
-        t.add_row(histogram_row(ty.name(), "elements", &d.elements, count));
+        if d.elements.count() > 0 {
+            t.add_row(histogram_row(ty.name(), "elements", &d.elements, count));
+        }
         t.add_row(histogram_row(
             ty.name(),
             "in file",
@@ -487,14 +546,25 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
     section(&mut out, "Distributions per type", t);
 
     let mut t = table(&["slot", "keys", "% keys", "memory", "% memory"], 1);
-    for (slot, load) in m.slots.heaviest(10, sort) {
-        t.add_row(vec![
-            slot.to_string(),
-            load.keys.to_string(),
-            share(load.keys, whole.keys),
-            bytes(load.memory_bytes),
-            share(load.memory_bytes, whole.memory_bytes),
-        ]);
+    let mut slots = m.slots.heaviest(usize::MAX, sort);
+    let rest = slots.split_off(short_rows.min(slots.len()));
+    let slot_row = |first: String, keys: u64, memory: u64| {
+        vec![
+            first,
+            keys.to_string(),
+            share(keys, whole.keys),
+            bytes(memory),
+            share(memory, whole.memory_bytes),
+        ]
+    };
+    for (slot, load) in slots {
+        t.add_row(slot_row(slot.to_string(), load.keys, load.memory_bytes));
+    }
+    if !rest.is_empty() {
+        let (keys, memory) = rest.iter().fold((0u64, 0u64), |(k, m), (_, l)| {
+            (k.saturating_add(l.keys), m.saturating_add(l.memory_bytes))
+        });
+        t.add_row(slot_row(more_rows(rest.len()), keys, memory));
     }
     let most = if sort == SortBy::Keys {
         "Most loaded cluster slots by keys"
@@ -510,7 +580,10 @@ pub fn report(a: &Analysis<Aggregates>, top_rows: usize, sort: SortBy, filtered:
         t,
     );
     if !m.slots.tags().is_empty() {
-        let view = View { rows: 10, sort };
+        let view = View {
+            rows: short_rows,
+            sort,
+        };
         group_section(&mut out, "Hash tags", "tag", m.slots.tags(), view, whole);
     }
 

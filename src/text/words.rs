@@ -1,0 +1,28 @@
+//! Counts in sentences: `1 key`, `2 keys`.
+
+/// `n` and its noun, plural unless `n` is 1 (`key` → `keys`, `entry` → `entries`).
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else if let Some(stem) = noun
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'o']))
+    {
+        format!("{n} {stem}ies")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plural;
+
+    #[test]
+    fn one_is_singular_the_rest_plural() {
+        assert_eq!(plural(1, "key"), "1 key");
+        assert_eq!(plural(0, "key"), "0 keys");
+        assert_eq!(plural(2, "segment"), "2 segments");
+        assert_eq!(plural(3, "entry"), "3 entries");
+    }
+}
