@@ -146,15 +146,16 @@ fn describe(
         ),
         _ => None,
     };
+    let totals = pass.used_memory.totals();
     let (allocator, keys_bytes) = match whole {
         Some(mut whole) => {
             let depth = whole.list_compress_depth.map(|d| d.depth);
-            let bytes = pass.used_memory.used(whole.allocator, depth);
+            let bytes = totals.used(whole.allocator, depth);
             whole.first_guess = None;
             (whole, bytes)
         }
         None => {
-            let bytes = pass.used_memory.used(allocator.allocator, None);
+            let bytes = totals.used(allocator.allocator, None);
             (allocator, bytes)
         }
     };

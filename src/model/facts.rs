@@ -40,6 +40,19 @@ pub struct MemoryFacts {
     pub node_allocs: ByAllocator,
     /// Bytes of the widest integer element, for an intset built from a plain set (2, 4, 8).
     pub int_width: u64,
+    /// A stream's nodes, groups, consumers and pending entries (out of line: few values
+    /// are streams).
+    pub stream: Option<Box<StreamFacts>>,
+    /// What the quicklist nodes the dump stores LZF-compressed save in memory when the
+    /// server held them compressed (`list-compress-depth`).
+    pub list_compression: ListCompression,
+    /// A sparse array's slices, directory and heap strings (out of line, as `stream`).
+    pub array: Option<Box<ArrayFacts>>,
+}
+
+/// What a stream's walk gathered (see [`MemoryFacts::stream`]).
+#[derive(Clone, Debug, Default)]
+pub struct StreamFacts {
     /// Stream radix-tree nodes (listpacks): Σ allocations of all but the last, and the last.
     pub stream_node_allocs: ByAllocator,
     pub stream_last_node_alloc: ByAllocator,
@@ -59,11 +72,6 @@ pub struct MemoryFacts {
     pub pel_rax_bytes: ByAllocator,
     /// The radix tree of the PEL being read.
     pel_ids: RaxCount,
-    /// What the quicklist nodes the dump stores LZF-compressed save in memory when the
-    /// server held them compressed (`list-compress-depth`).
-    pub list_compression: ListCompression,
-    /// A sparse array's slices, directory and heap strings.
-    pub array: ArrayFacts,
 }
 
 /// Listpack nodes of a running stream are created with room for this many bytes
@@ -87,20 +95,16 @@ impl MemoryFacts {
             blob_bytes: None,
             node_allocs: ZERO,
             int_width: 0,
-            stream_node_allocs: ZERO,
-            stream_last_node_alloc: ZERO,
-            stream_last_node_bytes: 0,
-            stream_nodes_seen: 0,
-            stream_ids: RaxCount::new(),
-            consumer_name_bytes: 0,
-            name_allocs: ZERO,
-            pel_entries: 0,
-            pel_rax_nodes: 0,
-            pel_rax_bytes: ZERO,
-            pel_ids: RaxCount::new(),
+            stream: None,
             list_compression: ListCompression::default(),
-            array: ArrayFacts::default(),
+            array: None,
         }
+    }
+}
+
+impl MemoryFacts {
+    fn stream_mut(&mut self) -> &mut StreamFacts {
+        self.stream.get_or_insert_with(Box::default)
     }
 }
 
@@ -198,30 +202,33 @@ impl ValueSink for MemoryFacts {
     /// The last node of a running stream keeps its preallocation; earlier ones were shrunk
     /// to fit when closed.
     fn stream_node(&mut self, master_id: [u8; 16], bytes: u64) {
-        self.stream_ids.push(master_id);
-        if self.stream_nodes_seen > 0 {
-            self.stream_node_allocs += Allocator::classes(self.stream_last_node_bytes);
+        let s = self.stream_mut();
+        s.stream_ids.push(master_id);
+        if s.stream_nodes_seen > 0 {
+            s.stream_node_allocs += Allocator::classes(s.stream_last_node_bytes);
         }
-        self.stream_nodes_seen += 1;
-        self.stream_last_node_bytes = bytes;
-        self.stream_last_node_alloc = Allocator::classes(bytes.max(STREAM_NODE_PREALLOC));
+        s.stream_nodes_seen += 1;
+        s.stream_last_node_bytes = bytes;
+        s.stream_last_node_alloc = Allocator::classes(bytes.max(STREAM_NODE_PREALLOC));
     }
 
     fn pending_entry(&mut self, id: [u8; 16]) {
-        self.pel_ids.push(id);
+        self.stream_mut().pel_ids.push(id);
     }
 
     fn pending_list_end(&mut self) {
-        let rax = std::mem::replace(&mut self.pel_ids, RaxCount::new());
-        self.pel_entries += rax.keys;
-        self.pel_rax_nodes += rax.nodes();
-        self.pel_rax_bytes += rax.node_bytes();
+        let s = self.stream_mut();
+        let rax = std::mem::replace(&mut s.pel_ids, RaxCount::new());
+        s.pel_entries += rax.keys;
+        s.pel_rax_nodes += rax.nodes();
+        s.pel_rax_bytes += rax.node_bytes();
     }
 
     /// A consumer's name: its sds (its node in its group's tree: `name_list`).
     fn consumer(&mut self, name_len: u64) {
-        self.consumer_name_bytes = self.consumer_name_bytes.saturating_add(name_len);
-        self.name_allocs += Allocator::sds_classes(name_len);
+        let s = self.stream_mut();
+        s.consumer_name_bytes = s.consumer_name_bytes.saturating_add(name_len);
+        s.name_allocs += Allocator::sds_classes(name_len);
     }
 
     /// The radix tree the names are keyed in: the stream's consumer groups, or a group's
@@ -230,19 +237,23 @@ impl ValueSink for MemoryFacts {
         names.sort_unstable();
         let mut unique: Vec<&[u8]> = names.iter().map(|n| n.as_ref()).collect();
         unique.dedup();
-        self.name_allocs += name_tree_bytes(&unique, 0);
+        self.stream_mut().name_allocs += name_tree_bytes(&unique, 0);
     }
 
     fn array_string(&mut self, index: u64, len: u64, inline_allowed: bool) {
-        self.array.string(index, len, inline_allowed);
+        self.array
+            .get_or_insert_with(Box::default)
+            .string(index, len, inline_allowed);
     }
 
     fn array_integer(&mut self, index: u64, value: i64) {
-        self.array.integer(index, value);
+        self.array
+            .get_or_insert_with(Box::default)
+            .integer(index, value);
     }
 
     fn array_double(&mut self, index: u64) {
-        self.array.double(index);
+        self.array.get_or_insert_with(Box::default).double(index);
     }
 }
 

@@ -6,7 +6,7 @@
     clippy::cast_sign_loss
 )]
 
-use crate::model::allocator::{Allocator, ByAllocator};
+use crate::model::allocations::KeyAllocations;
 use crate::model::encoding::Encoding;
 use crate::model::facts::MemoryFacts;
 use crate::model::memory;
@@ -38,11 +38,12 @@ pub struct KeyStats<'data> {
     pub serialized_bytes: u64,
     /// Estimated RAM: what `MEMORY USAGE key SAMPLES 0` would report after loading.
     pub memory_bytes: u64,
-    /// What the key adds to the server's `used_memory` under each candidate allocator (at
-    /// the profile's `list-compress-depth`): [`KeyStats::memory_bytes`] and what `MEMORY
-    /// USAGE` leaves out or counts that the server does not hold (see
-    /// [`memory::used_memory_gap`]). The whole dump's sums choose the allocator.
-    pub used_memory: ByAllocator,
+    /// The allocations [`KeyStats::memory_bytes`] was priced from, by request size, and
+    /// what `MEMORY USAGE` leaves out or counts that the server does not hold (see
+    /// [`memory::used_memory_gap`]): what the key adds to the server's `used_memory` (at
+    /// the profile's `list-compress-depth`, beside its keyspace entries) under every
+    /// candidate allocator, summed by [`crate::model::calibration::UsedMemorySums`].
+    pub allocations: KeyAllocations,
     /// What the walk of the value gathered for the memory model, under the profile
     /// [`KeyStats::memory_bytes`] was sized with.
     pub memory: MemoryFacts,
@@ -79,7 +80,7 @@ impl<'data> KeyStats<'data> {
             elements: None,
             serialized_bytes: 0,
             memory_bytes: 0,
-            used_memory: ByAllocator::default(),
+            allocations: KeyAllocations::default(),
             memory: MemoryFacts::new(0, false),
             largest_element_bytes: 0,
             expiry_ms: None,
@@ -136,11 +137,15 @@ impl<'data> KeyStats<'data> {
         self.value_type = record.value_type;
         self.module = summary.module;
         self.encoding = encoding;
+        self.allocations.reset(profile.allocator);
         self.memory_bytes = memory::key_memory(
             profile,
+            &mut self.allocations,
             record.value_type,
-            record.expire_ms.is_some(),
-            self.key.len(),
+            memory::KeyShape {
+                len: self.key.len() as u64,
+                has_expiry: record.expire_ms.is_some(),
+            },
             encoding,
             summary,
             &self.memory,
@@ -163,52 +168,27 @@ impl<'data> KeyStats<'data> {
             RedisType::String => Some(read_string(&mut record.value_bytes(), "string value")?),
             _ => None,
         };
-        self.used_memory = self.used_memory_candidates(profile);
+        let used = self.used_memory(profile);
+        self.allocations.finish(used);
         Ok(())
     }
 
-    /// [`KeyStats::used_memory`] under the profile's allocator.
-    pub fn used_memory_bytes(&self, profile: &ServerProfile) -> u64 {
-        self.used_memory[profile.allocator]
-    }
-
-    /// See [`KeyStats::used_memory`]: under the profile's allocator from
-    /// [`KeyStats::memory_bytes`], under the others priced again from the same facts.
-    fn used_memory_candidates(&self, profile: &ServerProfile) -> ByAllocator {
+    /// What the key adds to `used_memory` beside its keyspace entries (see
+    /// [`KeyStats::allocations`]).
+    fn used_memory(&mut self, profile: &ServerProfile) -> u64 {
+        let evicts = self.idle_s.is_some() || self.lfu_freq.is_some();
+        let value = self.string_value;
         let shape = memory::UsedMemoryShape {
             encoding: self.encoding,
             summary: &self.summary,
             facts: &self.memory,
-            has_expiry: self.expiry_ms.is_some(),
-            shared_integer: self.encoding == Encoding::Int
-                && memory::shares_integers(
-                    profile,
-                    self.idle_s.is_some() || self.lfu_freq.is_some(),
-                )
-                && self
-                    .string_integer()
-                    .is_some_and(|v| memory::SHARED_INTEGERS.contains(&v)),
+            shared_integer: &|| {
+                memory::shares_integers(profile, evicts)
+                    && string_integer(value).is_some_and(|v| memory::SHARED_INTEGERS.contains(&v))
+            },
         };
-        ByAllocator(Allocator::ALL.map(|allocator| {
-            let p = ServerProfile {
-                allocator,
-                ..*profile
-            };
-            let usage = if allocator == profile.allocator {
-                self.memory_bytes
-            } else {
-                memory::key_memory(
-                    &p,
-                    self.value_type,
-                    self.expiry_ms.is_some(),
-                    self.key.len(),
-                    self.encoding,
-                    &self.summary,
-                    &self.memory,
-                )
-            };
-            usage.saturating_add_signed(memory::used_memory_gap(&p, &shape))
-        }))
+        let gap = memory::used_memory_gap(profile, &mut self.allocations, &shape);
+        self.memory_bytes.saturating_add_signed(gap)
     }
 
     /// What the server's length command answers: `STRLEN` for a string, else
@@ -217,17 +197,17 @@ impl<'data> KeyStats<'data> {
         self.summary.elements
     }
 
-    /// A string's value as an integer, when it is stored as one or reads as one.
-    fn string_integer(&self) -> Option<i64> {
-        match self.string_value? {
-            RdbString::Int(v) => Some(v),
-            RdbString::Raw(b) => parse_canonical_i64(b),
-            RdbString::Lzf { .. } => None,
-        }
-    }
-
     /// What `TYPE key` answers: the Redis type, or a module type's own name.
     pub fn type_name(&self) -> Cow<'static, str> {
         type_name(self.redis_type, self.module)
+    }
+}
+
+/// A string's value as an integer, when it is stored as one or reads as one.
+fn string_integer(value: Option<RdbString<'_>>) -> Option<i64> {
+    match value? {
+        RdbString::Int(v) => Some(v),
+        RdbString::Raw(b) => parse_canonical_i64(b),
+        RdbString::Lzf { .. } => None,
     }
 }

@@ -16,7 +16,8 @@
 //! Two steps, one pass. Before the pass a first guess from the first keys (see
 //! [`SAMPLE_KEYS`], [`SAMPLE_BYTES`]; all of them in a smaller dump), the rest of the file
 //! estimated from the sample's later half: the keys are priced under it. The pass sums
-//! every key's `used_memory` under every candidate ([`UsedMemorySums`]), and
+//! every key's allocations by request size, which price its `used_memory` under every
+//! candidate at the end ([`UsedMemorySums`]), and
 //! [`reconsider`] decides again from the whole dump: the first guess stands unless the
 //! whole dump rules it out (then the pass is run again under the whole dump's choice, and
 //! the choice says so).
@@ -34,7 +35,7 @@
 //! (depth 0: compression off) when they fit as well, and the flag that settles it.
 
 use crate::model::allocator::Allocator;
-use crate::model::calibration::{UsedMemorySums, DEPTH_CANDIDATES};
+use crate::model::calibration::{UsedMemorySums, UsedMemoryTotals, DEPTH_CANDIDATES};
 use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline};
 use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
@@ -246,7 +247,7 @@ fn mb(bytes: u64) -> String {
 /// What the dump says about its server's memory beside its keys: `used-mem`, the per-db
 /// tables and baseline the profile models, and the replication backlog it may hold.
 struct Evidence {
-    sums: UsedMemorySums,
+    sums: UsedMemoryTotals,
     fixed: u64,
     used_mem: u64,
     backlog: u64,
@@ -280,7 +281,7 @@ impl Evidence {
         aux: AuxMemory,
         dbs: impl Iterator<Item = (u64, u64)>,
         profile: &ServerProfile,
-        sums: UsedMemorySums,
+        sums: UsedMemoryTotals,
         whole: bool,
     ) -> Evidence {
         let tables: u64 = dbs
@@ -500,7 +501,7 @@ fn ambiguity_note(
 /// it: the db it continues): its sums, keys and expires per byte of file, times the bytes
 /// left.
 struct Sample {
-    sums: UsedMemorySums,
+    sums: UsedMemoryTotals,
     dbs: BTreeMap<u64, (u64, u64)>,
     keys: u64,
     whole: bool,
@@ -560,7 +561,8 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     let end = last.offset + last.serialized_bytes;
     // The trailer: the EOF opcode and the checksum.
     let rest = file_bytes.saturating_sub(end).saturating_sub(9);
-    let mut sums = head_sums;
+    let tail_sums = tail_sums.totals();
+    let mut sums = head_sums.totals();
     sums += &tail_sums;
     if !whole && rest > 0 {
         let tail_start = records[tail].offset;
@@ -646,7 +648,7 @@ pub fn reconsider(
         return None;
     }
     let dbs = info.dbs.values().map(|d| (d.keys, d.expires));
-    let evidence = Evidence::new(AuxMemory::of(info)?, dbs, profile, *sums, true);
+    let evidence = Evidence::new(AuxMemory::of(info)?, dbs, profile, sums.totals(), true);
     let prefer = (first.allocator, first.depth());
     let mut whole = decide(&evidence, overrides, info.keys, Some(prefer));
     // Keys priced without a chosen depth were priced at 0 (compression off).
