@@ -23,6 +23,7 @@
 //! either way only once every chunk before it has been: the aggregates never hold a key
 //! after a damaged value.
 
+use crate::model::calibration::UsedMemorySums;
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
 use crate::pass::filter::KeyFilter;
@@ -108,10 +109,14 @@ impl Damage {
 pub struct Pass {
     pub info: DumpInfo,
     pub damage: Option<Damage>,
+    /// What the keys read (filtered out by `--min-memory` or not) add to `used_memory`
+    /// under every candidate: the whole dump's when it holds `info.keys` keys.
+    pub used_memory: UsedMemorySums,
 }
 
 struct Folded<T> {
     value: T,
+    used_memory: UsedMemorySums,
     /// Index in the chunk of the key whose value is damaged, and why.
     failure: Option<(usize, DecodeError)>,
 }
@@ -279,6 +284,7 @@ where
 {
     let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
+    let mut used_memory = UsedMemorySums::default();
     let mut single = KeyStats::new();
     let mut kept = kept;
     for (i, record) in records.iter().enumerate() {
@@ -297,9 +303,11 @@ where
             }
             return Folded {
                 value,
+                used_memory,
                 failure: Some((i, e)),
             };
         }
+        used_memory.add(read, profile.limits.list_compress_depth);
         if filter.keeps(read.memory_bytes) {
             (folding.fold)(&mut value, read);
             if let Some(kept) = kept.as_deref_mut() {
@@ -309,6 +317,7 @@ where
     }
     Folded {
         value,
+        used_memory,
         failure: None,
     }
 }
@@ -320,6 +329,8 @@ struct Handover<'data> {
     done: u64,
     /// The last of them.
     last_done: Option<KeyRecord<'data>>,
+    /// What the keys handed over add to `used_memory`.
+    used_memory: UsedMemorySums,
 }
 
 impl Default for Handover<'_> {
@@ -328,6 +339,7 @@ impl Default for Handover<'_> {
             records: Vec::with_capacity(BATCH),
             done: 0,
             last_done: None,
+            used_memory: UsedMemorySums::default(),
         }
     }
 }
@@ -342,6 +354,7 @@ impl<'data> Handover<'data> {
     ) -> io::Result<Option<Damage>> {
         let count = chunks.len();
         for (ci, chunk) in chunks.into_iter().enumerate() {
+            self.used_memory += &chunk.used_memory;
             consume(chunk.value)?;
             if let Some((i, error)) = chunk.failure {
                 let at = ci * CHUNK + i;
@@ -395,6 +408,7 @@ where
 {
     let sequencer = Sequencer::new(key_fold);
     let mut scan = DumpScan::of(dump);
+    let mut used_memory = UsedMemorySums::default();
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             // Three batches in flight: `ahead` being scanned, `current` folded on the pool,
@@ -460,7 +474,9 @@ where
                 }
                 profile = scan.profile();
             }
-            handover.hand_over(to_hand, &mut consume)
+            let damage = handover.hand_over(to_hand, &mut consume);
+            used_memory = handover.used_memory;
+            damage
         });
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
@@ -483,5 +499,9 @@ where
         });
         d.input = Some(cut.to_string());
     }
-    Ok(Pass { info, damage })
+    Ok(Pass {
+        info,
+        damage,
+        used_memory,
+    })
 }
