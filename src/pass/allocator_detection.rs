@@ -172,12 +172,6 @@ impl AllocatorChoice {
         }
     }
 
-    /// A guess from part of the dump: the whole dump may overturn it.
-    pub fn from_sample(&self) -> bool {
-        !self.whole_dump
-            && (self.chosen_by != ChosenBy::Option || self.list_compress_depth.is_some())
-    }
-
     /// The depth the keys were priced at, when chosen here.
     fn depth(&self) -> Option<u64> {
         self.list_compress_depth.map(|d| d.depth)
