@@ -27,6 +27,7 @@
 //! folded again up to the damaged value (one more read of what came before it, for a
 //! damaged dump only).
 
+use crate::model::calibration::UsedMemorySums;
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
 use crate::pass::filter::KeyFilter;
@@ -113,10 +114,14 @@ impl Damage {
 pub struct Pass {
     pub info: DumpInfo,
     pub damage: Option<Damage>,
+    /// What the keys read (filtered out by `--min-memory` or not) add to `used_memory`
+    /// under every candidate: the whole dump's when it holds `info.keys` keys.
+    pub used_memory: UsedMemorySums,
 }
 
 struct Folded<T> {
     value: T,
+    used_memory: UsedMemorySums,
     /// Index in the chunk of the key whose value is damaged, and why.
     failure: Option<(usize, DecodeError)>,
 }
@@ -399,6 +404,7 @@ where
 {
     let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
+    let mut used_memory = UsedMemorySums::default();
     let mut single = KeyStats::new();
     let mut kept = kept;
     for (i, record) in records.iter().enumerate() {
@@ -417,9 +423,11 @@ where
             }
             return Folded {
                 value,
+                used_memory,
                 failure: Some((i, e)),
             };
         }
+        used_memory.add(read, profile.limits.list_compress_depth);
         if filter.keeps(read.memory_bytes) {
             (folding.fold)(&mut value, read);
             if let Some(kept) = kept.as_deref_mut() {
@@ -429,6 +437,7 @@ where
     }
     Folded {
         value,
+        used_memory,
         failure: None,
     }
 }
@@ -440,6 +449,8 @@ struct Handover<'data> {
     done: u64,
     /// The last of them.
     last_done: Option<KeyRecord<'data>>,
+    /// What the keys handed over add to `used_memory`.
+    used_memory: UsedMemorySums,
 }
 
 impl Default for Handover<'_> {
@@ -448,6 +459,7 @@ impl Default for Handover<'_> {
             records: Vec::with_capacity(BATCH),
             done: 0,
             last_done: None,
+            used_memory: UsedMemorySums::default(),
         }
     }
 }
@@ -462,6 +474,7 @@ impl<'data> Handover<'data> {
     ) -> io::Result<Option<Damage>> {
         let count = chunks.len();
         for (ci, chunk) in chunks.into_iter().enumerate() {
+            self.used_memory += &chunk.used_memory;
             consume(chunk.value)?;
             if let Some((i, error)) = chunk.failure {
                 let at = ci * CHUNK + i;
@@ -515,6 +528,9 @@ where
 {
     let sequencer = Sequencer::new(key_fold);
     let mut scan = DumpScan::of(dump);
+    // Outside the pass's closure so that what it summed is kept on every way out of it,
+    // a damaged value's included.
+    let mut handover = Handover::default();
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             // Three batches in flight: `ahead` being scanned, `current` folded on the pool,
@@ -523,7 +539,6 @@ where
             // join.
             let mut ahead = Vec::with_capacity(BATCH);
             let mut current = Vec::with_capacity(BATCH);
-            let mut handover = Handover::default();
             let mut to_hand: Vec<Folded<T>> = Vec::new();
             let mut limit = KeyLimit {
                 left: options.key_limit,
@@ -587,6 +602,7 @@ where
             }
             handover.hand_over(to_hand, &mut consume)
         });
+    let used_memory = handover.used_memory;
     // Chunks read in the last batches may be waiting to be folded.
     if let Some(at) = sequencer.finish() {
         // Chunks after the damaged value were folded into what does not depend on order as
@@ -615,5 +631,9 @@ where
         });
         d.input = Some(cut.to_string());
     }
-    Ok(Pass { info, damage })
+    Ok(Pass {
+        info,
+        damage,
+        used_memory,
+    })
 }
