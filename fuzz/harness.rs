@@ -6,7 +6,6 @@
 
 use clap::Parser;
 use rdbscope::flags::Flags;
-use rdbscope::model::allocator::Allocator;
 use rdbscope::model::facts::MemoryFacts;
 use rdbscope::rdb::bytes::Bytes;
 use rdbscope::rdb::value::skip_value;
@@ -115,7 +114,7 @@ pub fn decoders(data: &[u8]) {
         None,
         &mut summarised,
         &mut Scratch::default(),
-        &mut MemoryFacts::new(Allocator::default(), 0, false),
+        &mut MemoryFacts::new(0, false),
         &mut s,
     );
     match (&skip, &deep) {
@@ -152,7 +151,7 @@ fn dump_values(data: &[u8]) {
             k.template.as_ref(),
             &mut r,
             &mut scratch,
-            &mut MemoryFacts::new(Allocator::default(), 0, false),
+            &mut MemoryFacts::new(0, false),
             &mut s,
         );
         if deep.is_ok() {

@@ -4,7 +4,7 @@ use super::{keep_verdict, Outcome};
 use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
-use crate::pass::allocator_detection::AllocatorChoice;
+use crate::pass::allocator_detection::{reconsider, AllocatorChoice};
 use crate::pass::analysis::PreparedDump;
 use crate::pass::input::{source_name, Dump, SpoolOptions};
 use crate::pass::live;
@@ -113,6 +113,7 @@ fn describe(
         overrides: args.overrides.clone(),
         ..Options::default()
     };
+    let user_overrides = options.overrides.clone();
     // Keys are read under the profile of the dump's aux fields, so when there are keys
     // there is a profile; the per-db tables and the baseline are modelled with it too.
     let PreparedDump {
@@ -123,23 +124,16 @@ fn describe(
         profile,
         ..
     } = PreparedDump::new(dump, name, &options)?;
-    let mut keys_bytes = 0u64;
     let mut keys_read = 0u64;
     let pass = pipeline::run(
         &dump,
         &options,
         Folding {
-            init: || (0u64, 0u64),
-            fold: |(sum, read): &mut (u64, u64), key: &KeyStats<'_>| {
-                *read += key.serialized_bytes;
-                if let Some(profile) = &profile {
-                    *sum += key.used_memory_bytes(profile);
-                }
-            },
+            init: || 0u64,
+            fold: |read: &mut u64, key: &KeyStats<'_>| *read += key.serialized_bytes,
         },
         &NoFold,
-        |(sum, read)| {
-            keys_bytes += sum;
+        |read| {
             keys_read += read;
             progress.advance(read);
             Ok(())
@@ -147,6 +141,31 @@ fn describe(
     )?;
     // What the keys do not account for: header, aux fields, opcodes.
     progress.advance((dump.len() as u64).saturating_sub(keys_read));
+    // The whole dump's sums price every candidate: the whole dump's choice needs no
+    // second pass.
+    let whole = match (&pass.damage, profile) {
+        (None, Some(p)) => reconsider(
+            &allocator,
+            &pass.info,
+            &p,
+            &pass.used_memory,
+            &user_overrides,
+        ),
+        _ => None,
+    };
+    let totals = pass.used_memory.totals();
+    let (allocator, keys_bytes) = match whole {
+        Some(mut whole) => {
+            let depth = whole.list_compress_depth.map(|d| d.depth);
+            let bytes = totals.used(whole.allocator, depth);
+            whole.first_guess = None;
+            (whole, bytes)
+        }
+        None => {
+            let bytes = totals.used(allocator.allocator, None);
+            (allocator, bytes)
+        }
+    };
     let info = pass.info;
     let memory = DumpMemory {
         keys_bytes,

@@ -122,7 +122,7 @@ impl CommonArgs {
                 })
                 .transpose()?,
             allocator: self.malloc_quantum.unwrap_or(self.allocator),
-            config: Vec::new(),
+            ..ProfileOverrides::default()
         };
         if let Some(path) = &self.config {
             let name = path.display();

@@ -71,17 +71,130 @@ impl Allocator {
         self.class(sds_header(len) + len + 1)
     }
 
+    /// The position of this allocator in [`Allocator::ALL`] and in a [`ByAllocator`].
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            Allocator::Jemalloc => 0,
+            Allocator::Jemalloc16 => 1,
+            Allocator::Libc => 2,
+        }
+    }
+
+    /// The bytes every candidate allocator hands out for a request of `n` bytes: the two
+    /// jemalloc quanta differ only up to 64 bytes, so their large classes are computed once.
+    #[inline]
+    pub fn classes(n: u64) -> ByAllocator {
+        let (bundled, system) = if n <= 64 {
+            (jemalloc_class(n, 8), jemalloc_class(n, 16))
+        } else {
+            let c = jemalloc_class(n, 8);
+            (c, c)
+        };
+        ByAllocator([bundled, system, Allocator::Libc.class(n)])
+    }
+
+    /// [`Allocator::sds`] under every candidate.
+    #[inline]
+    pub fn sds_classes(len: u64) -> ByAllocator {
+        Allocator::classes(sds_header(len) + len + 1)
+    }
+
     /// Allocation of a Redis 7.4+ hash field (`mstr`): a 1, 3 or 9-byte header, the bytes
     /// and a NUL; a field with a TTL also carries 2 bytes of flags and a 16-byte expiry
     /// record.
     pub fn mstr(self, len: u64, with_ttl: bool) -> u64 {
-        let header = match len {
-            0..=31 => 1,
-            32..=65535 => 3,
-            _ => 9,
-        };
-        let meta = if with_ttl { 2 + 16 } else { 0 };
-        self.class(header + len + 1 + meta)
+        self.class(mstr_request(len, with_ttl))
+    }
+}
+
+/// The bytes a Redis 7.4+ hash field (`mstr`) of `len` bytes asks for: see
+/// [`Allocator::mstr`].
+pub fn mstr_request(len: u64, with_ttl: bool) -> u64 {
+    let header = match len {
+        0..=31 => 1,
+        32..=65535 => 3,
+        _ => 9,
+    };
+    let meta = if with_ttl { 2 + 16 } else { 0 };
+    header + len + 1 + meta
+}
+
+/// A figure under each candidate allocator, in the order of [`Allocator::ALL`]: what a
+/// value's walk sums once for all of them, so the whole dump's `used_memory` can be
+/// modelled under every candidate in the one pass that prices its keys under one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ByAllocator(pub [u64; 3]);
+
+impl ByAllocator {
+    /// The same figure under every allocator (a size no allocator rounds).
+    pub const fn all(n: u64) -> Self {
+        ByAllocator([n; 3])
+    }
+
+    /// `f` applied to each allocator's figure.
+    #[inline]
+    pub fn map(self, mut f: impl FnMut(Allocator, u64) -> u64) -> Self {
+        let [a, b, c] = self.0;
+        ByAllocator([
+            f(Allocator::Jemalloc, a),
+            f(Allocator::Jemalloc16, b),
+            f(Allocator::Libc, c),
+        ])
+    }
+
+    /// Each allocator's figure less the other's, at least 0.
+    #[inline]
+    pub fn saturating_sub(self, o: ByAllocator) -> Self {
+        let [a, b, c] = self.0;
+        let [x, y, z] = o.0;
+        ByAllocator([
+            a.saturating_sub(x),
+            b.saturating_sub(y),
+            c.saturating_sub(z),
+        ])
+    }
+
+    /// Each allocator's figure times `k`.
+    #[inline]
+    pub fn times(self, k: u64) -> Self {
+        let [a, b, c] = self.0;
+        ByAllocator([
+            a.saturating_mul(k),
+            b.saturating_mul(k),
+            c.saturating_mul(k),
+        ])
+    }
+}
+
+impl std::ops::Index<Allocator> for ByAllocator {
+    type Output = u64;
+
+    #[inline]
+    fn index(&self, a: Allocator) -> &u64 {
+        &self.0[a.index()]
+    }
+}
+
+impl std::ops::Add for ByAllocator {
+    type Output = ByAllocator;
+
+    #[inline]
+    fn add(self, o: ByAllocator) -> ByAllocator {
+        let [a, b, c] = self.0;
+        let [x, y, z] = o.0;
+        ByAllocator([
+            a.saturating_add(x),
+            b.saturating_add(y),
+            c.saturating_add(z),
+        ])
+    }
+}
+
+impl std::ops::AddAssign for ByAllocator {
+    #[inline]
+    fn add_assign(&mut self, o: ByAllocator) {
+        *self = *self + o;
     }
 }
 
@@ -158,6 +271,16 @@ mod tests {
         assert_eq!(DEBIAN.sds(0), 8); // type 8 header for the empty string
         assert_eq!(DEBIAN.sds(100), 112); // 3 + 100 + 1
         assert_eq!(DEBIAN.sds(11000), 12288); // 5 + 11000 + 1
+    }
+
+    #[test]
+    fn classes_of_every_candidate_agree_with_each() {
+        for n in (0..300).chain([4097, 11006, 131_000, 200_010, 1 << 21]) {
+            let all = Allocator::classes(n);
+            for a in Allocator::ALL {
+                assert_eq!(all[a], a.class(n), "{} class({n})", a.name());
+            }
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //!   7 bytes cost nothing more; longer strings are an `arString` (a 2-byte length header,
 //!   8 bytes from 32 KiB on, then the bytes).
 
-use super::allocator::Allocator;
+use super::allocator::{Allocator, ByAllocator};
 use crate::rdb::length::decimal_len;
 
 /// `sizeof(redisArray)`.
@@ -43,7 +43,7 @@ const INLINE_INT_MAX: i64 = (1 << 61) - 1;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ArrayFacts {
     /// Σ allocations of closed slices and of heap strings.
-    bytes: u64,
+    bytes: ByAllocator,
     /// The slice being filled: id, elements, lowest and highest offset.
     open: Option<(u64, u64, u64, u64)>,
     highest_slice: u64,
@@ -54,7 +54,7 @@ pub struct ArrayFacts {
 
 impl ArrayFacts {
     /// An element at `index` whose value costs `value_alloc` bytes beyond its slot.
-    fn element(&mut self, alloc: Allocator, index: u64, value_alloc: u64) {
+    fn element(&mut self, index: u64, value_alloc: ByAllocator) {
         self.bytes += value_alloc;
         let slice = index / SLICE_SIZE;
         let offset = index % SLICE_SIZE;
@@ -66,7 +66,7 @@ impl ArrayFacts {
             }
             open => {
                 if let Some(closed) = open.replace((slice, 1, offset, offset)) {
-                    self.bytes += slice_bytes(alloc, closed);
+                    self.bytes += slice_bytes(closed);
                 }
                 let block = slice / BLOCK_SLOTS;
                 if self.last_block != Some(block) {
@@ -78,65 +78,66 @@ impl ArrayFacts {
         self.highest_slice = self.highest_slice.max(slice);
     }
 
-    pub fn integer(&mut self, alloc: Allocator, index: u64, v: i64) {
+    pub fn integer(&mut self, index: u64, v: i64) {
         let heap = if (-INLINE_INT_MAX - 1..=INLINE_INT_MAX).contains(&v) {
-            0
+            ByAllocator::default()
         } else {
-            string_alloc(alloc, decimal_len(v))
+            string_alloc(decimal_len(v))
         };
-        self.element(alloc, index, heap);
+        self.element(index, heap);
     }
 
-    pub fn double(&mut self, alloc: Allocator, index: u64) {
-        self.element(alloc, index, 0);
+    pub fn double(&mut self, index: u64) {
+        self.element(index, ByAllocator::default());
     }
 
     /// A string element; `inline_allowed` is false for values the dump tags as heap
     /// strings (tag 0), which load as heap strings whatever their length.
-    pub fn string(&mut self, alloc: Allocator, index: u64, len: u64, inline_allowed: bool) {
+    pub fn string(&mut self, index: u64, len: u64, inline_allowed: bool) {
         let heap = if inline_allowed && len <= INLINE_STRING {
-            0
+            ByAllocator::default()
         } else {
-            string_alloc(alloc, len)
+            string_alloc(len)
         };
-        self.element(alloc, index, heap);
+        self.element(index, heap);
     }
 
     /// The array's tracked allocation size: header, directory, slices and strings.
-    pub fn bytes(&self, alloc: Allocator) -> u64 {
-        let open = self.open.map_or(0, |s| slice_bytes(alloc, s));
+    pub fn bytes(&self) -> ByAllocator {
+        let open = self.open.map_or(ByAllocator::default(), slice_bytes);
         let directory = if self.highest_slice < BLOCK_SLOTS {
             if self.open.is_none() {
-                0
+                ByAllocator::default()
             } else {
-                alloc.class(8 * (self.highest_slice + 1).next_power_of_two())
+                Allocator::classes(8 * (self.highest_slice + 1).next_power_of_two())
             }
         } else {
             let capacity = self.blocks.max(4).next_power_of_two();
-            alloc.class(SUPERDIR_ENTRY * capacity) + self.blocks * alloc.class(8 * BLOCK_SLOTS)
+            Allocator::classes(SUPERDIR_ENTRY * capacity)
+                + Allocator::classes(8 * BLOCK_SLOTS).times(self.blocks)
         };
-        alloc.class(HEADER) + directory + self.bytes + open
+        Allocator::classes(HEADER) + directory + self.bytes + open
     }
 }
 
 /// A heap string (`arString`) of `len` bytes.
-fn string_alloc(alloc: Allocator, len: u64) -> u64 {
+fn string_alloc(len: u64) -> ByAllocator {
     let header = if len <= 32767 { 2 } else { 8 };
-    alloc.class(header + len)
+    Allocator::classes(header + len)
 }
 
 /// A slice holding `count` elements between offsets `low` and `high`.
-fn slice_bytes(alloc: Allocator, (_, count, low, high): (u64, u64, u64, u64)) -> u64 {
+fn slice_bytes((_, count, low, high): (u64, u64, u64, u64)) -> ByAllocator {
     if count <= SPARSE_MAX {
         let capacity = match count {
             0..=4 => 4,
             5..=8 => 8,
             _ => SPARSE_MAX,
         };
-        alloc.class(SLICE + (2 * capacity).next_multiple_of(8) + 8 * capacity)
+        Allocator::classes(SLICE + (2 * capacity).next_multiple_of(8) + 8 * capacity)
     } else {
         let window = (high - low + 1).next_power_of_two().clamp(8, SLICE_SIZE);
-        alloc.class(SLICE + 8 * window)
+        Allocator::classes(SLICE + 8 * window)
     }
 }
 
@@ -149,10 +150,10 @@ mod tests {
     #[test]
     fn one_short_string() {
         let mut f = ArrayFacts::default();
-        f.string(A, 0, 11, false);
+        f.string(0, 11, false);
         // Header 80, directory of one pointer (8), a sparse slice of capacity 4
         // (32 + 8 + 32 = 72 bytes, an 80-byte class), the string (2 + 11 → 16).
-        assert_eq!(f.bytes(A), 80 + 8 + 80 + 16);
+        assert_eq!(f.bytes()[A], 80 + 8 + 80 + 16);
     }
 
     #[test]
@@ -160,25 +161,25 @@ mod tests {
         let mut f = ArrayFacts::default();
         // 100 integers at 0..100: one dense slice with a 128-slot window.
         for i in 0..100 {
-            f.integer(A, i, i as i64);
+            f.integer(i, i as i64);
         }
         // 3 inline strings in slice 5 (a sparse slice of capacity 4).
         for i in 0..3 {
-            f.string(A, 5 * 4096 + i, 3, true);
+            f.string(5 * 4096 + i, 3, true);
         }
         let dense = A.class(32 + 8 * 128);
         let sparse = A.class(32 + 8 + 32);
         // Highest slice 5: a directory of 8 pointers.
-        assert_eq!(f.bytes(A), 80 + 64 + dense + sparse);
+        assert_eq!(f.bytes()[A], 80 + 64 + dense + sparse);
     }
 
     #[test]
     fn far_indices_use_a_super_directory() {
         let mut f = ArrayFacts::default();
-        f.double(A, 0);
-        f.double(A, 1_000_000_000_000);
+        f.double(0);
+        f.double(1_000_000_000_000);
         let sparse = A.class(32 + 8 + 32);
         // Two blocks of 2048 pointers, a super-directory of capacity 4.
-        assert_eq!(f.bytes(A), 80 + 2 * 16384 + 96 + 2 * sparse);
+        assert_eq!(f.bytes()[A], 80 + 2 * 16384 + 96 + 2 * sparse);
     }
 }

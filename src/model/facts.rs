@@ -5,30 +5,30 @@
 //! table, entry in a listpack, member of an intset), because which form the server picks
 //! is decided after the walk, from the counts and sizes seen.
 
-use super::allocator::{sds_header, Allocator};
+use super::allocator::{mstr_request, sds_header, Allocator, ByAllocator};
 use super::array::ArrayFacts;
 use crate::rdb::ValueSink;
 use std::borrow::Cow;
 
+/// Every allocation below is summed under each candidate allocator at once
+/// ([`ByAllocator`]): the key is priced under one, the whole dump's `used_memory` under all.
 #[derive(Clone, Debug)]
 pub struct MemoryFacts {
-    /// The rounding every allocation below is summed with.
-    alloc: Allocator,
     /// Elements up to which a listpack read from the dump stays a listpack on load; the
     /// hash-table allocations of its elements are only summed past it (0 = always).
     compact_limit: u64,
     /// Σ allocations of set members, zset members and hash fields as sds strings.
-    pub member_sds: u64,
+    pub member_sds: ByAllocator,
     /// Σ allocations of hash fields as Redis 7.4+ `mstr` fields (with TTL metadata).
-    pub field_mstr: u64,
+    pub field_mstr: ByAllocator,
     /// Σ allocations of hash values as sds strings.
-    pub value_sds: u64,
+    pub value_sds: ByAllocator,
     /// Σ allocations of Valkey 8.1+ hash entries: the field with its value embedded, or
     /// with a pointer to a separate value sds (counted here too).
-    pub valkey_hash_entries: u64,
+    pub valkey_hash_entries: ByAllocator,
     /// Σ expected allocations of Valkey 9 skiplist nodes, which embed their member, over
     /// the random node levels, in 1/1000 bytes (see `zset_member` below).
-    pub valkey9_zset_nodes_millis: u64,
+    pub valkey9_zset_nodes_millis: ByAllocator,
     /// Length of the latest hash field, which the next value belongs to.
     last_field: u64,
     /// Whether sorted-set members live in their skiplist nodes (Valkey 9).
@@ -37,12 +37,25 @@ pub struct MemoryFacts {
     /// keeps the compact encoding).
     pub blob_bytes: Option<u64>,
     /// Σ allocations of quicklist nodes (listpacks, or single elements for plain nodes).
-    pub node_allocs: u64,
+    pub node_allocs: ByAllocator,
     /// Bytes of the widest integer element, for an intset built from a plain set (2, 4, 8).
     pub int_width: u64,
+    /// A stream's nodes, groups, consumers and pending entries (out of line: few values
+    /// are streams).
+    pub stream: Option<Box<StreamFacts>>,
+    /// What the quicklist nodes the dump stores LZF-compressed save in memory when the
+    /// server held them compressed (`list-compress-depth`).
+    pub list_compression: ListCompression,
+    /// A sparse array's slices, directory and heap strings (out of line, as `stream`).
+    pub array: Option<Box<ArrayFacts>>,
+}
+
+/// What a stream's walk gathered (see [`MemoryFacts::stream`]).
+#[derive(Clone, Debug, Default)]
+pub struct StreamFacts {
     /// Stream radix-tree nodes (listpacks): Σ allocations of all but the last, and the last.
-    pub stream_node_allocs: u64,
-    pub stream_last_node_alloc: u64,
+    pub stream_node_allocs: ByAllocator,
+    pub stream_last_node_alloc: ByAllocator,
     stream_last_node_bytes: u64,
     stream_nodes_seen: u64,
     /// The stream's main radix tree, keyed by its nodes' master IDs.
@@ -51,22 +64,14 @@ pub struct MemoryFacts {
     pub consumer_name_bytes: u64,
     /// Σ allocations of the names of consumer groups and consumers: the radix trees that
     /// find them (see `name_list` below) and the consumers' name sds.
-    pub name_allocs: u64,
+    pub name_allocs: ByAllocator,
     /// Σ entries, radix nodes and node bytes over every PEL (one per group, one per
     /// consumer).
     pub pel_entries: u64,
     pub pel_rax_nodes: u64,
-    pub pel_rax_bytes: u64,
+    pub pel_rax_bytes: ByAllocator,
     /// The radix tree of the PEL being read.
     pel_ids: RaxCount,
-    /// Σ over quicklist nodes stored LZF-compressed of what compression saves in memory
-    /// (uncompressed allocation minus `quicklistLZF` allocation), first and last node
-    /// excluded: what `list-compress-depth 1` would save.
-    pub compressed_node_saving: u64,
-    /// The saving of the latest compressed node, not yet known to be an inner one.
-    pending_node_saving: u64,
-    /// A sparse array's slices, directory and heap strings.
-    pub array: ArrayFacts,
 }
 
 /// Listpack nodes of a running stream are created with room for this many bytes
@@ -74,37 +79,32 @@ pub struct MemoryFacts {
 const STREAM_NODE_PREALLOC: u64 = 4096;
 
 impl MemoryFacts {
-    /// Facts sized by `alloc`; `embedded_zset_nodes` on Valkey 9, whose skiplist nodes
-    /// embed their member.
-    pub fn new(alloc: Allocator, compact_limit: u64, embedded_zset_nodes: bool) -> Self {
+    /// Empty facts; `embedded_zset_nodes` on Valkey 9, whose skiplist nodes embed their
+    /// member.
+    pub fn new(compact_limit: u64, embedded_zset_nodes: bool) -> Self {
+        const ZERO: ByAllocator = ByAllocator::all(0);
         MemoryFacts {
-            alloc,
             compact_limit,
-            member_sds: 0,
-            field_mstr: 0,
-            value_sds: 0,
-            valkey_hash_entries: 0,
-            valkey9_zset_nodes_millis: 0,
+            member_sds: ZERO,
+            field_mstr: ZERO,
+            value_sds: ZERO,
+            valkey_hash_entries: ZERO,
+            valkey9_zset_nodes_millis: ZERO,
             last_field: 0,
             embedded_zset_nodes,
             blob_bytes: None,
-            node_allocs: 0,
+            node_allocs: ZERO,
             int_width: 0,
-            stream_node_allocs: 0,
-            stream_last_node_alloc: 0,
-            stream_last_node_bytes: 0,
-            stream_nodes_seen: 0,
-            stream_ids: RaxCount::new(alloc),
-            consumer_name_bytes: 0,
-            name_allocs: 0,
-            pel_entries: 0,
-            pel_rax_nodes: 0,
-            pel_rax_bytes: 0,
-            pel_ids: RaxCount::new(alloc),
-            compressed_node_saving: 0,
-            pending_node_saving: 0,
-            array: ArrayFacts::default(),
+            stream: None,
+            list_compression: ListCompression::default(),
+            array: None,
         }
+    }
+}
+
+impl MemoryFacts {
+    fn stream_mut(&mut self) -> &mut StreamFacts {
+        self.stream.get_or_insert_with(Box::default)
     }
 }
 
@@ -113,7 +113,7 @@ impl ValueSink for MemoryFacts {
     /// A set or sorted-set member, or a Valkey 9 hash field: an sds.
     #[inline]
     fn member(&mut self, len: u64) {
-        self.member_sds += self.alloc.sds(len);
+        self.member_sds += Allocator::sds_classes(len);
         self.last_field = len;
     }
 
@@ -139,7 +139,7 @@ impl ValueSink for MemoryFacts {
         self.member(len);
         if self.embedded_zset_nodes {
             let member = 1 + sds_header(len) + len + 1;
-            let mut millis = 0;
+            let mut millis = ByAllocator::default();
             for (level, weight) in [
                 (1, 750_000),
                 (2, 187_500),
@@ -148,23 +148,23 @@ impl ValueSink for MemoryFacts {
                 (5, 2_930),
                 (6, 976),
             ] {
-                millis += weight * self.alloc.class(16 + 16 * level + member);
+                millis += Allocator::classes(16 + 16 * level + member).times(weight);
             }
-            self.valkey9_zset_nodes_millis += millis / 1000;
+            self.valkey9_zset_nodes_millis += millis.map(|_, m| m / 1000);
         }
     }
 
     /// A hash field as an sds and as a Redis 7.4+ `mstr`.
     #[inline]
     fn field(&mut self, len: u64, with_ttl: bool) {
-        self.member_sds += self.alloc.sds(len);
-        self.field_mstr += self.alloc.mstr(len, with_ttl);
+        self.member_sds += Allocator::sds_classes(len);
+        self.field_mstr += Allocator::classes(mstr_request(len, with_ttl));
         self.last_field = len;
     }
 
     #[inline]
     fn value(&mut self, len: u64) {
-        let value = self.alloc.sds(len);
+        let value = Allocator::sds_classes(len);
         self.value_sds += value;
         // Valkey 8.1+: one allocation of the field (its header-size byte, sds header,
         // bytes, NUL) and the value (3 bytes of header and NUL) while that stays within
@@ -172,9 +172,9 @@ impl ValueSink for MemoryFacts {
         let field = 1 + sds_header(self.last_field) + self.last_field + 1;
         let embedded = field + 3 + len;
         self.valkey_hash_entries += if embedded <= 128 {
-            self.alloc.class(embedded)
+            Allocator::classes(embedded)
         } else {
-            self.alloc.class(8 + field) + value
+            Allocator::classes(8 + field) + value
         };
     }
 
@@ -192,45 +192,43 @@ impl ValueSink for MemoryFacts {
 
     #[inline]
     fn list_node(&mut self, index: u64, bytes: u64, compressed: Option<u64>) {
-        self.node_allocs += self.alloc.class(bytes);
-        // A node follows: the previous one was not the last.
-        self.compressed_node_saving += std::mem::take(&mut self.pending_node_saving);
-        if let (Some(compressed), true) = (compressed, index > 0) {
-            // `quicklistLZF`: a size_t length, then the compressed bytes.
-            self.pending_node_saving = self
-                .alloc
-                .class(bytes)
-                .saturating_sub(self.alloc.class(8 + compressed));
+        let alloc = Allocator::classes(bytes);
+        self.node_allocs += alloc;
+        if let Some(compressed) = compressed {
+            self.list_compression.node(index, bytes, alloc, compressed);
         }
     }
 
     /// The last node of a running stream keeps its preallocation; earlier ones were shrunk
     /// to fit when closed.
     fn stream_node(&mut self, master_id: [u8; 16], bytes: u64) {
-        self.stream_ids.push(master_id);
-        if self.stream_nodes_seen > 0 {
-            self.stream_node_allocs += self.alloc.class(self.stream_last_node_bytes);
+        let s = self.stream_mut();
+        s.stream_ids.push(master_id);
+        if s.stream_nodes_seen > 0 {
+            s.stream_node_allocs += Allocator::classes(s.stream_last_node_bytes);
         }
-        self.stream_nodes_seen += 1;
-        self.stream_last_node_bytes = bytes;
-        self.stream_last_node_alloc = self.alloc.class(bytes.max(STREAM_NODE_PREALLOC));
+        s.stream_nodes_seen += 1;
+        s.stream_last_node_bytes = bytes;
+        s.stream_last_node_alloc = Allocator::classes(bytes.max(STREAM_NODE_PREALLOC));
     }
 
     fn pending_entry(&mut self, id: [u8; 16]) {
-        self.pel_ids.push(id);
+        self.stream_mut().pel_ids.push(id);
     }
 
     fn pending_list_end(&mut self) {
-        let rax = std::mem::replace(&mut self.pel_ids, RaxCount::new(self.alloc));
-        self.pel_entries += rax.keys;
-        self.pel_rax_nodes += rax.nodes();
-        self.pel_rax_bytes += rax.node_bytes();
+        let s = self.stream_mut();
+        let rax = std::mem::replace(&mut s.pel_ids, RaxCount::new());
+        s.pel_entries += rax.keys;
+        s.pel_rax_nodes += rax.nodes();
+        s.pel_rax_bytes += rax.node_bytes();
     }
 
     /// A consumer's name: its sds (its node in its group's tree: `name_list`).
     fn consumer(&mut self, name_len: u64) {
-        self.consumer_name_bytes = self.consumer_name_bytes.saturating_add(name_len);
-        self.name_allocs = self.name_allocs.saturating_add(self.alloc.sds(name_len));
+        let s = self.stream_mut();
+        s.consumer_name_bytes = s.consumer_name_bytes.saturating_add(name_len);
+        s.name_allocs += Allocator::sds_classes(name_len);
     }
 
     /// The radix tree the names are keyed in: the stream's consumer groups, or a group's
@@ -239,21 +237,97 @@ impl ValueSink for MemoryFacts {
         names.sort_unstable();
         let mut unique: Vec<&[u8]> = names.iter().map(|n| n.as_ref()).collect();
         unique.dedup();
-        self.name_allocs = self
-            .name_allocs
-            .saturating_add(name_tree_bytes(self.alloc, &unique, 0));
+        self.stream_mut().name_allocs += name_tree_bytes(&unique, 0);
     }
 
     fn array_string(&mut self, index: u64, len: u64, inline_allowed: bool) {
-        self.array.string(self.alloc, index, len, inline_allowed);
+        self.array
+            .get_or_insert_with(Box::default)
+            .string(index, len, inline_allowed);
     }
 
     fn array_integer(&mut self, index: u64, value: i64) {
-        self.array.integer(self.alloc, index, value);
+        self.array
+            .get_or_insert_with(Box::default)
+            .integer(index, value);
     }
 
     fn array_double(&mut self, index: u64) {
-        self.array.double(self.alloc, index);
+        self.array.get_or_insert_with(Box::default).double(index);
+    }
+}
+
+/// `list-compress-depth` deepest modelled: nodes this far from either end are told apart.
+pub const MAX_COMPRESS_DEPTH: u64 = 8;
+/// `MIN_COMPRESS_BYTES` (quicklist.c): a node smaller than this is never compressed.
+const MIN_COMPRESS_BYTES: u64 = 48;
+/// `MIN_COMPRESS_IMPROVE`: compression is kept only when it saves more than this.
+const MIN_COMPRESS_IMPROVE: u64 = 8;
+
+/// What the quicklist nodes a dump stores LZF-compressed save in memory, for any
+/// `list-compress-depth`. A node stored LZF was either held compressed by the server
+/// (`rdbSaveLzfBlob`) or compressed only by the save (`rdbcompression`, which compresses
+/// any node it shrinks by 5 bytes or more): the file does not say which. The server
+/// compresses (`__quicklistCompressNode`) every node more than `depth` nodes from either
+/// end, of at least [`MIN_COMPRESS_BYTES`], when LZF shrinks it by more than
+/// [`MIN_COMPRESS_IMPROVE`] bytes, and holds it as a `quicklistLZF` (a `size_t` length and
+/// the bytes) in place of the listpack: LZF's output is the same bytes whoever ran it, so
+/// the stored length is the one the server held. Kept out of line: only lists with such
+/// nodes need it.
+#[derive(Clone, Debug, Default)]
+pub struct ListCompression(Option<Box<NodeSavings>>);
+
+#[derive(Clone, Debug, Default)]
+struct NodeSavings {
+    /// Σ over every node the server would compress of what compression saves.
+    total: ByAllocator,
+    /// The savings of the first nodes, by index ...
+    first: [ByAllocator; MAX_COMPRESS_DEPTH as usize],
+    /// ... and of the latest ones, at `index % MAX_COMPRESS_DEPTH`.
+    last: [(u64, ByAllocator); MAX_COMPRESS_DEPTH as usize],
+}
+
+impl ListCompression {
+    /// No node was stored compressed (or none the server would have compressed).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Node `index` of `bytes` (allocated as `alloc`), stored as `compressed` LZF bytes.
+    fn node(&mut self, index: u64, bytes: u64, alloc: ByAllocator, compressed: u64) {
+        if bytes < MIN_COMPRESS_BYTES || compressed.saturating_add(MIN_COMPRESS_IMPROVE) >= bytes {
+            return;
+        }
+        let saving = alloc.saturating_sub(Allocator::classes(8 + compressed));
+        let s = self.0.get_or_insert_with(Box::default);
+        s.total += saving;
+        if let Some(first) = s.first.get_mut(index as usize) {
+            *first = saving;
+        }
+        s.last[(index % MAX_COMPRESS_DEPTH) as usize] = (index, saving);
+    }
+
+    /// The saving with `depth` (at most [`MAX_COMPRESS_DEPTH`]) nodes left uncompressed at
+    /// each end of a list of `nodes` nodes; nothing at depth 0 (compression off).
+    pub fn saving(&self, depth: u64, nodes: u64) -> ByAllocator {
+        let Some(s) = &self.0 else {
+            return ByAllocator::default();
+        };
+        let depth = depth.min(MAX_COMPRESS_DEPTH);
+        if depth == 0 || nodes <= 2 * depth {
+            return ByAllocator::default();
+        }
+        let mut kept = ByAllocator::default();
+        for &first in &s.first[..depth as usize] {
+            kept += first;
+        }
+        for &(index, saving) in &s.last {
+            if index >= depth && index >= nodes - depth {
+                kept += saving;
+            }
+        }
+        s.total.saturating_sub(kept)
     }
 }
 
@@ -262,14 +336,14 @@ impl ValueSink for MemoryFacts {
 /// pointer: the compact trie, as inserts build it. A node where a key ends carries the
 /// pointer; below it the keys' common bytes make one compressed node, or if they part at
 /// once, a branching node with a child byte and pointer each.
-fn name_tree_bytes(alloc: Allocator, keys: &[&[u8]], depth: usize) -> u64 {
+fn name_tree_bytes(keys: &[&[u8]], depth: usize) -> ByAllocator {
     let (ends_here, rest) = match keys.split_first() {
         Some((first, rest)) if first.len() == depth => (true, rest),
         _ => (false, keys),
     };
     let value = if ends_here { 8 } else { 0 };
     let (Some(first), Some(last)) = (rest.first(), rest.last()) else {
-        return alloc.class(rax_header_and_bytes(0) + value);
+        return Allocator::classes(rax_header_and_bytes(0) + value);
     };
     // Sorted: the common prefix of all is that of the first and last.
     let common = first[depth..]
@@ -278,16 +352,16 @@ fn name_tree_bytes(alloc: Allocator, keys: &[&[u8]], depth: usize) -> u64 {
         .take_while(|(a, b)| a == b)
         .count();
     if common > 0 {
-        return alloc.class(rax_header_and_bytes(common as u64) + 8 + value)
-            + name_tree_bytes(alloc, rest, depth + common);
+        return Allocator::classes(rax_header_and_bytes(common as u64) + 8 + value)
+            + name_tree_bytes(rest, depth + common);
     }
     let mut children = 0u64;
-    let mut below = 0u64;
+    let mut below = ByAllocator::default();
     for group in rest.chunk_by(|a, b| a[depth] == b[depth]) {
         children += 1;
-        below += name_tree_bytes(alloc, group, depth + 1);
+        below += name_tree_bytes(group, depth + 1);
     }
-    alloc.class(rax_header_and_bytes(children) + 8 * children + value) + below
+    Allocator::classes(rax_header_and_bytes(children) + 8 * children + value) + below
 }
 
 /// The radix tree (`rax`) holding 16-byte stream IDs fed in ascending order: its node count
@@ -300,10 +374,9 @@ fn name_tree_bytes(alloc: Allocator, keys: &[&[u8]], depth: usize) -> u64 {
 /// for the bytes between two of them (a header, the bytes, padding, one child pointer: a
 /// compressed node, or a one-child node for a single byte), and a leaf per key (a header,
 /// padding and the value pointer). The root is a run down to the first branching depth.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RaxCount {
     pub keys: u64,
-    alloc: Allocator,
     prev: [u8; 16],
     /// Common prefix of the previous two keys (`None` before the second key).
     prev_lcp: Option<u8>,
@@ -314,7 +387,7 @@ pub struct RaxCount {
     nested: u64,
     lone_leaves: u64,
     /// Σ allocations of the nodes closed so far (leaves, branching and run nodes).
-    node_bytes: u64,
+    node_bytes: ByAllocator,
 }
 
 /// `raxNode`: a 4-byte header, then the bytes padded so pointers align.
@@ -323,43 +396,32 @@ fn rax_header_and_bytes(bytes: u64) -> u64 {
 }
 
 impl RaxCount {
-    pub fn new(alloc: Allocator) -> Self {
-        RaxCount {
-            keys: 0,
-            alloc,
-            prev: [0; 16],
-            prev_lcp: None,
-            stack: Vec::new(),
-            branches: 0,
-            root_branches: false,
-            nested: 0,
-            lone_leaves: 0,
-            node_bytes: 0,
-        }
+    pub fn new() -> Self {
+        RaxCount::default()
     }
 
     /// A leaf: header, padding and the value pointer.
-    fn leaf(&self) -> u64 {
-        self.alloc.class(rax_header_and_bytes(0) + 8)
+    fn leaf() -> ByAllocator {
+        Allocator::classes(rax_header_and_bytes(0) + 8)
     }
 
     /// The run node holding `len` bytes between two depths (none for 0 bytes).
-    fn run(&self, len: u8) -> u64 {
+    fn run(len: u8) -> ByAllocator {
         match len {
-            0 => 0,
-            n => self.alloc.class(rax_header_and_bytes(u64::from(n)) + 8),
+            0 => ByAllocator::default(),
+            n => Allocator::classes(rax_header_and_bytes(u64::from(n)) + 8),
         }
     }
 
     /// A branching node with `children` child bytes and pointers.
-    fn branch(&self, children: u32) -> u64 {
+    fn branch(children: u32) -> ByAllocator {
         let c = u64::from(children);
-        self.alloc.class(rax_header_and_bytes(c) + 8 * c)
+        Allocator::classes(rax_header_and_bytes(c) + 8 * c)
     }
 
     /// The leaf of a key whose nearest branching point is at `parent`, with its run.
-    fn close_leaf(&self, parent: u8) -> u64 {
-        self.run(15 - parent) + self.leaf()
+    fn close_leaf(parent: u8) -> ByAllocator {
+        Self::run(15 - parent) + Self::leaf()
     }
 
     pub fn push(&mut self, key: [u8; 16]) {
@@ -376,7 +438,7 @@ impl RaxCount {
                 self.lone_leaves += 1;
             }
             let leaf_parent = self.prev_lcp.map_or(d, |p| p.max(d));
-            self.node_bytes += self.close_leaf(leaf_parent);
+            self.node_bytes += Self::close_leaf(leaf_parent);
             self.prev_lcp = Some(d);
             let mut popped = None;
             while let Some(&(depth, children)) = self.stack.last().filter(|&&(t, _)| t > d) {
@@ -387,7 +449,7 @@ impl RaxCount {
                     Some(&(t, _)) if t > d => t,
                     _ => d,
                 };
-                self.node_bytes += self.branch(children) + self.run(depth - parent - 1);
+                self.node_bytes += Self::branch(children) + Self::run(depth - parent - 1);
             }
             match self.stack.last_mut() {
                 Some((depth, children)) if *depth == d => *children += 1,
@@ -422,19 +484,19 @@ impl RaxCount {
 
     /// Σ allocations of the tree's nodes (`raxAllocSize` less the `rax` struct): an empty
     /// tree has an empty root node.
-    pub fn node_bytes(&self) -> u64 {
+    pub fn node_bytes(&self) -> ByAllocator {
         match (self.keys, self.prev_lcp) {
-            (0, _) => self.alloc.class(rax_header_and_bytes(0)),
-            (_, None) => self.run(16) + self.leaf(),
+            (0, _) => Allocator::classes(rax_header_and_bytes(0)),
+            (_, None) => Self::run(16) + Self::leaf(),
             (_, Some(last)) => {
-                let mut bytes = self.node_bytes + self.close_leaf(last);
+                let mut bytes = self.node_bytes + Self::close_leaf(last);
                 for (i, &(depth, children)) in self.stack.iter().enumerate().rev() {
                     // The bottom branching point hangs off the root run.
                     let run = match i {
                         0 => depth,
                         _ => depth - self.stack[i - 1].0 - 1,
                     };
-                    bytes += self.branch(children) + self.run(run);
+                    bytes += Self::branch(children) + Self::run(run);
                 }
                 bytes
             }
@@ -453,8 +515,8 @@ mod rax_tests {
         k
     }
 
-    fn tree(alloc: Allocator, ids: &[(u64, u64)]) -> RaxCount {
-        let mut r = RaxCount::new(alloc);
+    fn tree(ids: &[(u64, u64)]) -> RaxCount {
+        let mut r = RaxCount::new();
         for &(ms, seq) in ids {
             r.push(id(ms, seq));
         }
@@ -462,7 +524,7 @@ mod rax_tests {
     }
 
     fn count(ids: &[(u64, u64)]) -> u64 {
-        tree(Allocator::Jemalloc, ids).nodes()
+        tree(ids).nodes()
     }
 
     #[test]
@@ -489,7 +551,7 @@ mod rax_tests {
         // Both PELs of a consumer that read the entries: MEMORY USAGE of the stream after
         // XREADGROUP less before, less the consumer (32 + name), its rax struct (40) and
         // the NACKs (24 each), halved; valkey-server 9.1.2 and 8.1.8 (glibc malloc).
-        let libc = |ids: &[(u64, u64)]| tree(Allocator::Libc, ids).node_bytes();
+        let libc = |ids: &[(u64, u64)]| tree(ids).node_bytes()[Allocator::Libc];
         assert_eq!(libc(&[]), 24);
         assert_eq!(libc(&[(1000, 1)]), 64);
         let same_ms = |n| (0..n).map(|i| (1000, i)).collect::<Vec<_>>();
@@ -501,6 +563,6 @@ mod rax_tests {
         assert_eq!(libc(&wide), 2880);
         // jemalloc rounds the same nodes to its classes: a 16-byte compressed run of 32
         // bytes and a 16-byte leaf.
-        assert_eq!(tree(Allocator::Jemalloc, &[(1000, 1)]).node_bytes(), 48);
+        assert_eq!(tree(&[(1000, 1)]).node_bytes()[Allocator::Jemalloc], 48);
     }
 }

@@ -6,7 +6,7 @@
     clippy::cast_sign_loss
 )]
 
-use crate::model::allocator::Allocator;
+use crate::model::allocations::KeyAllocations;
 use crate::model::encoding::Encoding;
 use crate::model::facts::MemoryFacts;
 use crate::model::memory;
@@ -16,7 +16,7 @@ use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
     summarize_string_into, summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType,
-    Scratch, ValueSummary,
+    Scratch, ValueSummary, ValueType,
 };
 use std::borrow::Cow;
 
@@ -28,6 +28,8 @@ pub struct KeyStats<'data> {
     pub offset: u64,
     pub key: Cow<'data, [u8]>,
     pub redis_type: RedisType,
+    /// The type byte the dump stores the value under.
+    pub value_type: ValueType,
     pub module: Option<ModuleId>,
     /// What `OBJECT ENCODING` would answer after the server loads the dump.
     pub encoding: Encoding,
@@ -38,6 +40,12 @@ pub struct KeyStats<'data> {
     pub serialized_bytes: u64,
     /// Estimated RAM: what `MEMORY USAGE key SAMPLES 0` would report after loading.
     pub memory_bytes: u64,
+    /// The allocations [`KeyStats::memory_bytes`] was priced from, by request size, and
+    /// what `MEMORY USAGE` leaves out or counts that the server does not hold (see
+    /// [`memory::used_memory_gap`]): what the key adds to the server's `used_memory` (at
+    /// the profile's `list-compress-depth`, beside its keyspace entries) under every
+    /// candidate allocator, summed by [`crate::model::calibration::UsedMemorySums`].
+    pub allocations: KeyAllocations,
     /// What the walk of the value gathered for the memory model, under the profile
     /// [`KeyStats::memory_bytes`] was sized with.
     pub memory: MemoryFacts,
@@ -69,12 +77,14 @@ impl<'data> KeyStats<'data> {
             offset: 0,
             key: Cow::Borrowed(&[]),
             redis_type: RedisType::String,
+            value_type: ValueType::String,
             module: None,
             encoding: Encoding::Raw,
             elements: None,
             serialized_bytes: 0,
             memory_bytes: 0,
-            memory: MemoryFacts::new(Allocator::default(), 0, false),
+            allocations: KeyAllocations::default(),
+            memory: MemoryFacts::new(0, false),
             largest_element_bytes: 0,
             expiry_ms: None,
             ttl_s: None,
@@ -113,7 +123,7 @@ impl<'data> KeyStats<'data> {
             RedisType::Set => profile.limits.set_max_listpack_entries,
             _ => 0,
         };
-        self.memory = MemoryFacts::new(profile.allocator, compact_limit, profile.valkey_9());
+        self.memory = MemoryFacts::new(compact_limit, profile.valkey_9());
         // A string's value is read once, on the decoder's straight path, and kept for the
         // rules that look inside it (`lint`'s value.json-string).
         self.string_value = if redis_type == RedisType::String {
@@ -138,12 +148,18 @@ impl<'data> KeyStats<'data> {
         self.offset = record.offset;
         self.slot = hash_slot(&self.key);
         self.redis_type = redis_type;
+        self.value_type = record.value_type;
         self.module = summary.module;
         self.encoding = encoding;
+        self.allocations.reset(profile.allocator);
         self.memory_bytes = memory::key_memory(
             profile,
-            record,
-            self.key.len(),
+            &mut self.allocations,
+            record.value_type,
+            memory::KeyShape {
+                len: self.key.len() as u64,
+                has_expiry: record.expire_ms.is_some(),
+            },
             encoding,
             summary,
             &self.memory,
@@ -161,29 +177,27 @@ impl<'data> KeyStats<'data> {
             .map(|(at, now)| at.saturating_sub(now).div_euclid(1000));
         self.idle_s = record.idle_s;
         self.lfu_freq = record.lfu_freq;
+        let used = self.used_memory(profile);
+        self.allocations.finish(used);
         Ok(())
     }
 
-    /// What the key adds to the server's `used_memory`: [`KeyStats::memory_bytes`] and
-    /// what `MEMORY USAGE` leaves out or counts that the server does not hold (see
-    /// [`memory::used_memory_gap`]).
-    pub fn used_memory_bytes(&self, profile: &ServerProfile) -> u64 {
+    /// What the key adds to `used_memory` beside its keyspace entries (see
+    /// [`KeyStats::allocations`]).
+    fn used_memory(&mut self, profile: &ServerProfile) -> u64 {
+        let evicts = self.idle_s.is_some() || self.lfu_freq.is_some();
+        let value = self.string_value;
         let shape = memory::UsedMemoryShape {
             encoding: self.encoding,
             summary: &self.summary,
             facts: &self.memory,
-            has_expiry: self.expiry_ms.is_some(),
-            shared_integer: self.encoding == Encoding::Int
-                && memory::shares_integers(
-                    profile,
-                    self.idle_s.is_some() || self.lfu_freq.is_some(),
-                )
-                && self
-                    .string_integer()
-                    .is_some_and(|v| memory::SHARED_INTEGERS.contains(&v)),
+            shared_integer: &|| {
+                memory::shares_integers(profile, evicts)
+                    && string_integer(value).is_some_and(|v| memory::SHARED_INTEGERS.contains(&v))
+            },
         };
-        self.memory_bytes
-            .saturating_add_signed(memory::used_memory_gap(profile, &shape))
+        let gap = memory::used_memory_gap(profile, &mut self.allocations, &shape);
+        self.memory_bytes.saturating_add_signed(gap)
     }
 
     /// What the server's length command answers: `STRLEN` for a string, else
@@ -192,17 +206,17 @@ impl<'data> KeyStats<'data> {
         self.summary.elements
     }
 
-    /// A string's value as an integer, when it is stored as one or reads as one.
-    fn string_integer(&self) -> Option<i64> {
-        match self.string_value? {
-            RdbString::Int(v) => Some(v),
-            RdbString::Raw(b) => parse_canonical_i64(b),
-            RdbString::Lzf { .. } => None,
-        }
-    }
-
     /// What `TYPE key` answers: the Redis type, or a module type's own name.
     pub fn type_name(&self) -> Cow<'static, str> {
         type_name(self.redis_type, self.module)
+    }
+}
+
+/// A string's value as an integer, when it is stored as one or reads as one.
+fn string_integer(value: Option<RdbString<'_>>) -> Option<i64> {
+    match value? {
+        RdbString::Int(v) => Some(v),
+        RdbString::Raw(b) => parse_canonical_i64(b),
+        RdbString::Lzf { .. } => None,
     }
 }

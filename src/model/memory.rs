@@ -9,11 +9,13 @@
 //! is copied from Redis: the numbers are facts read from its sources and checked against
 //! real servers (tests/real_server_truth.rs, tests/live_redis.rs).
 
-use super::allocator::{sds_header, Allocator};
+use super::allocations::KeyAllocations;
+use super::allocator::{sds_header, Allocator, ByAllocator};
+use super::array::ArrayFacts;
 use super::encoding::Encoding;
-use super::facts::MemoryFacts;
+use super::facts::{MemoryFacts, StreamFacts};
 use super::server::{Family, ServerProfile, Version};
-use crate::rdb::{KeyRecord, RedisType, ValueSummary, ValueType};
+use crate::rdb::{RedisType, ValueSummary, ValueType};
 
 /// `robj`: type/encoding/lru bits, refcount, pointer.
 pub const ROBJ: u64 = 16;
@@ -54,6 +56,11 @@ fn expected_skiplist_node_millis(alloc: Allocator) -> u64 {
         p *= 0.25;
     }
     (total * 1000.0).round() as u64
+}
+
+/// The expected allocations of `n` skiplist nodes under every candidate.
+fn skiplist_nodes(n: u64) -> ByAllocator {
+    ByAllocator(Allocator::ALL.map(|a| (n * expected_skiplist_node_millis(a)).div_ceil(1000)))
 }
 
 /// Hash-table buckets for `n` entries: the smallest power of two holding them (min 4).
@@ -110,8 +117,7 @@ fn stream_consumer(profile: &ServerProfile) -> u64 {
 /// allocation), groups, pending entries and consumers. Redis sizes a radix tree by
 /// `streamRadixTreeMemoryUsage`, a fixed 244 bytes a node and 16 an ID; Valkey 8.1+ by
 /// the `rax` struct and every node at its allocation size.
-fn stream_usage(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> u64 {
-    let a = profile.allocator;
+fn stream_usage(profile: &ServerProfile, a: Allocator, s: &ValueSummary, m: &StreamFacts) -> u64 {
     let Some(st) = &s.stream else {
         return ROBJ + STREAM;
     };
@@ -129,13 +135,18 @@ fn stream_usage(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> u
         + rax(
             m.pel_entries,
             m.pel_rax_nodes,
-            m.pel_rax_bytes,
+            m.pel_rax_bytes[a],
             st.groups + st.consumers,
         );
     ROBJ + STREAM
-        + rax(st.nodes, m.stream_ids.nodes(), m.stream_ids.node_bytes(), 1)
-        + m.stream_node_allocs
-        + m.stream_last_node_alloc
+        + rax(
+            st.nodes,
+            m.stream_ids.nodes(),
+            m.stream_ids.node_bytes()[a],
+            1,
+        )
+        + m.stream_node_allocs[a]
+        + m.stream_last_node_alloc[a]
         + groups
 }
 
@@ -145,8 +156,12 @@ fn stream_usage(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> u
 /// listpacks, per group its struct and two radix trees (pending entries, consumers), per
 /// pending entry its NACK, per consumer its struct and radix tree, and the names (see
 /// [`MemoryFacts::name_allocs`]). `None` when the value was not walked.
-fn stream_allocations(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts) -> Option<u64> {
-    let a = profile.allocator;
+fn stream_allocations(
+    profile: &ServerProfile,
+    a: Allocator,
+    s: &ValueSummary,
+    m: &StreamFacts,
+) -> Option<u64> {
     let st = s.stream.as_ref()?;
     let (object, rax) = if profile.valkey_embedded_keys() {
         (ROBJ, a.class(RAX))
@@ -158,15 +173,15 @@ fn stream_allocations(profile: &ServerProfile, s: &ValueSummary, m: &MemoryFacts
         object
             + a.class(STREAM)
             + rax
-            + m.stream_ids.node_bytes()
-            + m.stream_node_allocs
-            + m.stream_last_node_alloc
+            + m.stream_ids.node_bytes()[a]
+            + m.stream_node_allocs[a]
+            + m.stream_last_node_alloc[a]
             + groups_tree
             + st.groups * (a.class(STREAM_CG) + 2 * rax)
             + st.pending * a.class(STREAM_NACK)
             + st.consumers * (a.class(stream_consumer(profile)) + rax)
-            + m.pel_rax_bytes
-            + m.name_allocs,
+            + m.pel_rax_bytes[a]
+            + m.name_allocs[a],
     )
 }
 
@@ -211,10 +226,16 @@ pub struct UsedMemoryShape<'a> {
     pub encoding: Encoding,
     pub summary: &'a ValueSummary,
     pub facts: &'a MemoryFacts,
-    pub has_expiry: bool,
-    /// A string holding an integer from 0 to 9,999 on a server that points such values
-    /// at its shared integer objects (see [`shares_integers`]).
-    pub shared_integer: bool,
+    /// Whether the value is a string holding an integer from 0 to 9,999 on a server that
+    /// points such values at its shared integer objects (see [`shares_integers`]): asked
+    /// of integers only.
+    pub shared_integer: &'a dyn Fn() -> bool,
+}
+
+impl UsedMemoryShape<'_> {
+    fn shared_integer(&self) -> bool {
+        (self.shared_integer)()
+    }
 }
 
 /// Whether the server points a string value holding an integer from 0 to 9,999 at one of
@@ -233,29 +254,32 @@ pub fn shares_integers(profile: &ServerProfile, has_idle_or_freq: bool) -> bool 
 /// The integers a server shares: 0 to 9,999 (`OBJ_SHARED_INTEGERS`).
 pub const SHARED_INTEGERS: std::ops::Range<i64> = 0..10_000;
 
-/// What `used_memory` holds for a key beyond its `MEMORY USAGE` (negative: less):
+/// What `used_memory` holds for a key's value beyond its `MEMORY USAGE` (negative: less):
 /// * `objectComputeSize` counts dict entries, dicts and quicklist nodes at `sizeof` (24,
 ///   56, 40 bytes), jemalloc hands out their size class (32, 64, 48 with a 16-byte
-///   quantum; the same with 8): the key's keyspace entry, its expires entry and its
-///   value's dict entries;
+///   quantum; the same with 8): the value's dict and entries, its list nodes (the key's
+///   keyspace and expires entries: [`KEYSPACE_ENTRY`]);
 /// * a shared integer's object is counted by `MEMORY USAGE` only;
 /// * a stream is estimated by `MEMORY USAGE` (see [`stream_allocations`]).
-pub fn used_memory_gap(profile: &ServerProfile, k: &UsedMemoryShape<'_>) -> i64 {
-    let alloc = profile.allocator;
-    let entry = alloc.class(DICT_ENTRY) - DICT_ENTRY;
-    let dict = alloc.class(DICT) - DICT;
-    let node = alloc.class(QUICKLIST_NODE) - QUICKLIST_NODE;
+#[inline]
+pub fn used_memory_gap(
+    profile: &ServerProfile,
+    p: &mut KeyAllocations,
+    k: &UsedMemoryShape<'_>,
+) -> i64 {
+    // Held at its class, counted at its size.
+    let rounded = |p: &mut KeyAllocations, size: u64, count: u64| {
+        p.class_times(size, count) as i64 - (size * count) as i64
+    };
     let elements = k.summary.elements.unwrap_or(0);
-    let gap = |counted: u64, held: u64| held as i64 - counted as i64;
-    let value = match k.encoding {
+    match k.encoding {
         // Sets and hashes as hash tables, sorted sets as a skiplist with its dict.
-        Encoding::Hashtable | Encoding::Skiplist => (dict + elements * entry) as i64,
-        Encoding::Quicklist => ((k.summary.list_nodes + 1) * node) as i64,
-        Encoding::Int if k.shared_integer => -(ROBJ as i64),
-        Encoding::Stream => match stream_allocations(profile, k.summary, k.facts) {
-            Some(held) => gap(stream_usage(profile, k.summary, k.facts), held),
-            None => 0,
-        },
+        Encoding::Hashtable | Encoding::Skiplist => {
+            rounded(p, DICT, 1) + rounded(p, DICT_ENTRY, elements)
+        }
+        Encoding::Quicklist => rounded(p, QUICKLIST_NODE, k.summary.list_nodes + 1),
+        Encoding::Int if k.shared_integer() => -(ROBJ as i64),
+        Encoding::Stream => stream_gap(profile, p, k),
         Encoding::Int
         | Encoding::Embstr
         | Encoding::Raw
@@ -268,9 +292,35 @@ pub fn used_memory_gap(profile: &ServerProfile, k: &UsedMemoryShape<'_>) -> i64 
         | Encoding::Listpackex
         | Encoding::Zipmap
         | Encoding::SlicedArray => 0,
-    };
-    (entry * (1 + u64::from(k.has_expiry))) as i64 + value
+    }
 }
+
+/// What a stream's allocations add to its `MEMORY USAGE` estimate.
+#[inline(never)]
+fn stream_gap(profile: &ServerProfile, p: &mut KeyAllocations, k: &UsedMemoryShape<'_>) -> i64 {
+    let empty = StreamFacts::default();
+    let facts = k.facts.stream.as_deref().unwrap_or(&empty);
+    let each = |f: &dyn Fn(Allocator) -> Option<u64>| {
+        let mut all = ByAllocator::default();
+        for a in Allocator::ALL {
+            all.0[a.index()] = f(a)?;
+        }
+        Some(all)
+    };
+    match each(&|a| stream_allocations(profile, a, k.summary, facts)) {
+        Some(held) => {
+            let counted =
+                each(&|a| Some(stream_usage(profile, a, k.summary, facts))).unwrap_or_default();
+            p.walked(held) as i64 - p.taken_back(counted) as i64
+        }
+        None => 0,
+    }
+}
+
+/// A key's keyspace entry, and an expiring key's expires entry: `MEMORY USAGE` counts the
+/// one at its `sizeof`, `used_memory` holds both at their class. Added per key and expiry
+/// to the totals ([`crate::model::calibration`]), not per key.
+pub const KEYSPACE_ENTRY: u64 = DICT_ENTRY;
 
 /// The model's view of a whole dump: Σ per-key estimates, the per-db overhead, the
 /// server's own memory, and what the server reported as `used_memory` when it saved
@@ -301,27 +351,24 @@ impl DumpMemory {
 /// Estimated bytes the key and its value occupy in the server's memory.
 pub fn key_memory(
     profile: &ServerProfile,
-    record: &KeyRecord<'_>,
-    key_len: usize,
+    p: &mut KeyAllocations,
+    value_type: ValueType,
+    key: KeyShape,
     encoding: Encoding,
     s: &ValueSummary,
     m: &MemoryFacts,
 ) -> u64 {
-    let key = KeyShape {
-        len: key_len as u64,
-        has_expiry: record.expire_ms.is_some(),
-    };
     if profile.valkey_embedded_keys() {
-        return valkey_value_memory(profile, record.value_type, encoding, s, m, key);
+        return valkey_value_memory(profile, p, value_type, encoding, s, m, key);
     }
-    key_overhead(profile, key.len) + value_memory(profile, record.value_type, encoding, s, m)
+    key_overhead(profile, p, key.len) + value_memory(profile, p, value_type, encoding, s, m)
 }
 
-/// What of a key shapes the object that embeds it (Valkey 8.1+).
+/// What of a key its memory depends on (and, on Valkey 8.1+, the object that embeds it).
 #[derive(Clone, Copy)]
-struct KeyShape {
-    len: u64,
-    has_expiry: bool,
+pub struct KeyShape {
+    pub len: u64,
+    pub has_expiry: bool,
 }
 
 impl KeyShape {
@@ -412,15 +459,15 @@ fn expected_child_buckets(n: u64, buckets: u64) -> u64 {
 /// embedded) and what hangs off it; the keyspace holds only a pointer to it.
 fn valkey_value_memory(
     profile: &ServerProfile,
+    p: &mut KeyAllocations,
     vt: ValueType,
     encoding: Encoding,
     s: &ValueSummary,
     m: &MemoryFacts,
     key: KeyShape,
 ) -> u64 {
-    let a = profile.allocator;
     let n = s.elements.unwrap_or(0);
-    let object = a.class(ROBJ + key.expiry_field() + key.embedded());
+    let object = p.class(ROBJ + key.expiry_field() + key.embedded());
     // Valkey 9's hashtable struct is 8 bytes longer, and a hash's carries 8 of metadata.
     let table = if profile.valkey_9() { 80 } else { 72 };
     match encoding {
@@ -431,14 +478,17 @@ fn valkey_value_memory(
             let bytes = header + expiry + key.embedded() + 3 + n + 1;
             // Measured on valkey-server 9.1.2 with glibc malloc: under a key of 6 bytes or
             // more, a string object never sat in glibc's smallest chunk (24 usable bytes).
-            if profile.valkey_9() && a == Allocator::Libc && key.len >= 6 {
-                a.class(bytes.max(25))
+            if profile.valkey_9() && key.len >= 6 && bytes < 25 {
+                p.walked(Allocator::classes(bytes).map(|a, class| match a {
+                    Allocator::Libc => a.class(25),
+                    _ => class,
+                }))
             } else {
-                a.class(bytes)
+                p.class(bytes)
             }
         }
         Encoding::Int => object,
-        Encoding::Raw if vt.redis_type() == RedisType::String => object + a.sds(n),
+        Encoding::Raw if vt.redis_type() == RedisType::String => object + p.sds(n),
         Encoding::Hashtable if vt.redis_type() == RedisType::Set => {
             // A set past the listpack limit was most likely created whole: by one SADD of
             // its members (presized for the command's count) or by loading a dump. A
@@ -448,11 +498,13 @@ fn valkey_value_memory(
             } else {
                 TableGrowth::ByInserts
             };
-            object + valkey_hashtable(table, n, growth) + m.member_sds
+            object + valkey_hashtable(table, n, growth) + p.walked(m.member_sds)
         }
         Encoding::Hashtable => {
             let table = if profile.valkey_9() { table + 8 } else { table };
-            object + valkey_hashtable(table, n, TableGrowth::ByInserts) + m.valkey_hash_entries
+            object
+                + valkey_hashtable(table, n, TableGrowth::ByInserts)
+                + p.walked(m.valkey_hash_entries)
         }
         Encoding::Skiplist => {
             if profile.valkey_9() {
@@ -462,15 +514,18 @@ fn valkey_value_memory(
                     + ZSET
                     + VALKEY9_ZSKIPLIST
                     + valkey_hashtable(table, n, TableGrowth::Presized)
-                    + m.valkey9_zset_nodes_millis.div_ceil(1000)
+                    + p.walked(
+                        m.valkey9_zset_nodes_millis
+                            .map(|_, millis| millis.div_ceil(1000)),
+                    )
             } else {
                 object
                     + ZSET
                     + ZSKIPLIST
                     + valkey_hashtable(table, n, TableGrowth::Presized)
-                    + a.class(ZSKIPLIST_HEADER)
-                    + m.member_sds
-                    + (n * expected_skiplist_node_millis(a)).div_ceil(1000)
+                    + p.class(ZSKIPLIST_HEADER)
+                    + p.walked(m.member_sds)
+                    + p.walked(skiplist_nodes(n))
             }
         }
         // Everything else (module values too) hangs off the object as before.
@@ -485,22 +540,21 @@ fn valkey_value_memory(
         | Encoding::Listpackex
         | Encoding::Zipmap
         | Encoding::Stream
-        | Encoding::SlicedArray => object - ROBJ + value_memory(profile, vt, encoding, s, m),
+        | Encoding::SlicedArray => object - ROBJ + value_memory(profile, p, vt, encoding, s, m),
     }
 }
 
 /// The key's own allocation and its entry in the keyspace dict.
-fn key_overhead(profile: &ServerProfile, key_len: u64) -> u64 {
-    let a = profile.allocator;
+fn key_overhead(profile: &ServerProfile, p: &mut KeyAllocations, key_len: u64) -> u64 {
     match profile.family {
         // Valkey 8.0 embeds the key (with an sds8 header) in the dict entry: value,
         // next, header size, key.
         Family::Valkey
             if profile.version < Version(8, 1, 0) && profile.version >= Version(8, 0, 0) =>
         {
-            a.class(8 + 8 + 1 + 3 + key_len + 1)
+            p.class(8 + 8 + 1 + 3 + key_len + 1)
         }
-        _ => a.sds(key_len) + DICT_ENTRY,
+        _ => p.sds(key_len) + DICT_ENTRY,
     }
 }
 
@@ -515,12 +569,12 @@ fn valkey_set_entries(n: u64, buckets: u64) -> u64 {
 
 fn value_memory(
     profile: &ServerProfile,
+    p: &mut KeyAllocations,
     vt: ValueType,
     encoding: Encoding,
     s: &ValueSummary,
     m: &MemoryFacts,
 ) -> u64 {
-    let a = profile.allocator;
     let n = s.elements.unwrap_or(0);
     // The listpack the server holds: the dump's own when it stored one of the same kind,
     // else the one it builds from the elements.
@@ -530,42 +584,43 @@ fn value_memory(
     };
     match encoding {
         Encoding::Int => ROBJ,
-        Encoding::Embstr => a.class(ROBJ + 3 + n + 1),
+        Encoding::Embstr => p.class(ROBJ + 3 + n + 1),
         // Module values are not modelled.
         Encoding::Raw if vt.redis_type() == RedisType::Module => 0,
-        Encoding::Raw => ROBJ + a.sds(n),
+        Encoding::Raw => ROBJ + p.sds(n),
         Encoding::Listpack | Encoding::Ziplist => match vt.redis_type() {
             RedisType::List => {
                 let bytes = match vt {
-                    ValueType::ListQuicklist2 => m.node_allocs,
-                    _ => a.class(s.listpack_estimate + LISTPACK_OVERHEAD),
+                    ValueType::ListQuicklist2 => p.walked(m.node_allocs),
+                    _ => p.class(s.listpack_estimate + LISTPACK_OVERHEAD),
                 };
                 ROBJ + bytes
             }
-            RedisType::Set => ROBJ + a.class(listpack(vt == ValueType::SetListpack)),
-            RedisType::ZSet => ROBJ + a.class(listpack(vt == ValueType::ZSetListpack)),
+            RedisType::Set => ROBJ + p.class(listpack(vt == ValueType::SetListpack)),
+            RedisType::ZSet => ROBJ + p.class(listpack(vt == ValueType::ZSetListpack)),
             // Hashes: no other type is held in a listpack.
-            _ => ROBJ + a.class(listpack(vt == ValueType::HashListpack)),
+            _ => ROBJ + p.class(listpack(vt == ValueType::HashListpack)),
         },
         Encoding::Quicklist | Encoding::Linkedlist => {
             let (nodes, allocs) = match vt {
                 ValueType::ListQuicklist | ValueType::ListQuicklist2 => {
-                    (s.list_nodes, m.node_allocs)
+                    (s.list_nodes, p.walked(m.node_allocs))
                 }
                 _ => {
                     // Old encodings are repacked into 8 KB nodes while loading.
                     let total = s.listpack_estimate;
                     let nodes = total.div_ceil(8192 - LISTPACK_OVERHEAD).max(1);
-                    (nodes, nodes * a.class(total / nodes + LISTPACK_OVERHEAD))
+                    (
+                        nodes,
+                        p.class_times(total / nodes + LISTPACK_OVERHEAD, nodes),
+                    )
                 }
             };
-            // With compression on, inner nodes hold LZF data; the dump stores such nodes as
-            // the very LZF blobs the server held (depths above 1 are modelled as 1).
-            let saving = if profile.limits.list_compress_depth > 0 {
-                m.compressed_node_saving
-            } else {
-                0
-            };
+            // With compression on, the inner nodes the server compressed hold LZF data.
+            let saving = p.taken_back(
+                m.list_compression
+                    .saving(profile.limits.list_compress_depth, nodes),
+            );
             ROBJ + QUICKLIST + nodes * QUICKLIST_NODE + allocs - saving
         }
         Encoding::Intset => {
@@ -573,7 +628,7 @@ fn value_memory(
                 (ValueType::SetIntset, Some(b)) => b,
                 _ => 8 + n * m.int_width.max(2),
             };
-            ROBJ + a.class(bytes)
+            ROBJ + p.class(bytes)
         }
         Encoding::Hashtable if vt.redis_type() == RedisType::Set => {
             // An all-integer set began as an intset, converted with a presized dict.
@@ -595,14 +650,14 @@ fn value_memory(
             } else {
                 n * DICT_ENTRY
             };
-            ROBJ + DICT + 8 * b + entries + m.member_sds
+            ROBJ + DICT + 8 * b + entries + p.walked(m.member_sds)
         }
         // Hashes, and the zipmaps of servers before 2.6 (sized as hash tables).
         Encoding::Hashtable | Encoding::Zipmap => {
             let fields = if profile.family == Family::Redis && profile.version >= Version(7, 4, 0) {
-                m.field_mstr
+                p.walked(m.field_mstr)
             } else {
-                m.member_sds
+                p.walked(m.member_sds)
             };
             // Converted when it outgrew the listpack (presized), or at a long element; then
             // each HSET finds and adds.
@@ -619,7 +674,7 @@ fn value_memory(
                 }
             };
             let b = grown_buckets(profile, n, growth);
-            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + m.value_sds
+            ROBJ + DICT + 8 * b + n * DICT_ENTRY + fields + p.walked(m.value_sds)
         }
         Encoding::Skiplist => {
             ROBJ + ZSET
@@ -640,28 +695,41 @@ fn value_memory(
                         },
                     },
                 )
-                + a.class(ZSKIPLIST_HEADER)
-                + m.member_sds
+                + p.class(ZSKIPLIST_HEADER)
+                + p.walked(m.member_sds)
                 + n * DICT_ENTRY
-                + (n * expected_skiplist_node_millis(a)).div_ceil(1000)
+                + p.walked(skiplist_nodes(n))
         }
         // Estimates (no Redis 8.10 server measured): the values listpack as the dump holds
         // it, or `hashTemplateArray` (template pointer, one sds pointer per field) and the
         // values. The shared template itself is not counted per key.
-        Encoding::TemplateListpack => ROBJ + a.class(listpack(true)),
+        Encoding::TemplateListpack => ROBJ + p.class(listpack(true)),
         Encoding::TemplateArray => {
-            ROBJ + a.class(TEMPLATE_ARRAY.saturating_add(n.saturating_mul(8))) + m.value_sds
+            ROBJ + p.class(TEMPLATE_ARRAY.saturating_add(n.saturating_mul(8)))
+                + p.walked(m.value_sds)
         }
         Encoding::Listpackex => {
             let same = matches!(
                 vt,
                 ValueType::HashListpackEx | ValueType::HashListpackExPreGa
             );
-            ROBJ + a.class(LISTPACK_EX) + a.class(listpack(same))
+            ROBJ + p.class(LISTPACK_EX) + p.class(listpack(same))
         }
-        Encoding::Stream => stream_usage(profile, s, m),
+        Encoding::Stream => {
+            let empty = StreamFacts::default();
+            let facts = m.stream.as_deref().unwrap_or(&empty);
+            p.walked(ByAllocator(
+                Allocator::ALL.map(|a| stream_usage(profile, a, s, facts)),
+            ))
+        }
         // An estimate: see `array`.
-        Encoding::SlicedArray => ROBJ + m.array.bytes(a),
+        Encoding::SlicedArray => {
+            let bytes = m
+                .array
+                .as_deref()
+                .map_or_else(|| ArrayFacts::default().bytes(), ArrayFacts::bytes);
+            ROBJ + p.walked(bytes)
+        }
     }
 }
 

@@ -343,6 +343,8 @@ pub struct ProfileOverrides {
     pub allocator: AllocatorSetting,
     /// `(name, value)` pairs in the order given; later ones win.
     pub config: Vec<(String, String)>,
+    /// `list-compress-depth` as the dump's evidence chose it (when not configured).
+    pub calibrated_compress_depth: Option<u64>,
 }
 
 impl ProfileOverrides {
@@ -361,6 +363,10 @@ impl ProfileOverrides {
             self.config
                 .iter()
                 .map(|(name, value)| format!("--config-set {name}={value}")),
+        );
+        flags.extend(
+            self.calibrated_compress_depth
+                .map(|d| format!("--config-set list-compress-depth={d}")),
         );
         flags
     }
@@ -399,6 +405,9 @@ impl ProfileOverrides {
             // Validated when the overrides were built; unknown names are ignored.
             let _ = p.limits.set(name, value);
         }
+        if let Some(depth) = self.calibrated_compress_depth {
+            p.limits.list_compress_depth = depth;
+        }
         p
     }
 
@@ -423,6 +432,13 @@ impl ProfileOverrides {
             }
         }
         Ok(())
+    }
+
+    /// Whether `list-compress-depth` was configured (`--config`, `--config-set`).
+    pub fn compress_depth_given(&self) -> bool {
+        self.config
+            .iter()
+            .any(|(name, _)| name == "list-compress-depth")
     }
 
     /// One `name=value` directive; unlike a config file, an unknown name is an error.

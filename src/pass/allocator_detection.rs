@@ -1,69 +1,94 @@
-//! `--allocator auto`: which allocator built the server that wrote a dump, told from the
-//! dump's `used-mem` aux field (the server's `used_memory` when it saved).
+//! `--allocator auto` and `list-compress-depth`: what a dump does not record about the
+//! server that wrote it, told from its `used-mem` aux field (the server's `used_memory` when
+//! it saved).
 //!
 //! A dump does not name its server's allocator, and the builds people run differ: Redis's
 //! bundled jemalloc (8-byte quantum), a distribution's system jemalloc (16-byte quantum)
 //! and glibc malloc round the same allocations differently, by several percent of a
-//! dataset of small keys. A bounded sample of the dump's keys (see [`sample`]: the first
-//! [`SAMPLE_KEYS`] spanning at most [`SAMPLE_BYTES`], all of them in a smaller dump) is
-//! modelled under each candidate, the rest of the file estimated from the sample's later
-//! half; each total, plus the per-db tables and the server's own baseline, is compared
-//! with `used-mem`. The sample's size does not grow with the dump, so `auto` costs the same
-//! few milliseconds on a dump of any size. The closest
-//! candidate is chosen when it explains `used-mem` to within [`EXPLAINED`] and leads the
-//! next one clearly ([`MIN_LEAD_BYTES`], [`MIN_LEAD`]); otherwise jemalloc, with a note
-//! saying why (no `used-mem`, or a dataset too small beside the server's own memory).
+//! dataset of small keys. Nor does it say whether the server held its lists' inner
+//! quicklist nodes LZF-compressed (`list-compress-depth`): a node stored LZF was either
+//! held so or compressed by the save (see [`crate::model::facts::ListCompression`]), and
+//! lists held compressed take a fraction of the memory. Each candidate (allocator, and
+//! depth 0 to 3 when some list has nodes the server may have compressed) models the keys'
+//! `used_memory`, plus the per-db tables and the server's own baseline; the one nearest to
+//! `used-mem` is chosen.
 //!
-//! The server's own memory is its startup baseline ([`server_baseline`]) and what it has
-//! allocated since: client buffers, and since Redis 7.0 (and in Valkey) one latency
-//! histogram per command it has run (`latency-tracking`, ~25 KB each, freed only by
-//! `CONFIG RESETSTAT`). A server that ran 35 distinct commands holds ~0.9 MB of them, more
-//! than a small dataset's keys and far more than the few KB by which the allocators' models
-//! of it differ; a dump cannot say how many commands its server ran, so a small dump's
-//! `used-mem` cannot tell the allocators apart, and no margin on it would be honest.
+//! Two steps, one pass. Before the pass a first guess from the first keys (see
+//! [`SAMPLE_KEYS`], [`SAMPLE_BYTES`]; all of them in a smaller dump), the rest of the file
+//! estimated from the sample's later half: the keys are priced under it. The pass sums
+//! every key's allocations by request size, which price its `used_memory` under every
+//! candidate at the end ([`UsedMemorySums`]), and
+//! [`reconsider`] decides again from the whole dump: the first guess stands unless the
+//! whole dump rules it out (then the pass is run again under the whole dump's choice, and
+//! the choice says so).
+//!
+//! The decision states its margin against the uncertainty of what the dump cannot tell
+//! ([`Uncertainty`]): `used-mem` may lie above a right candidate's model by the server's
+//! own memory beyond its measured baseline (latency histograms, ~25 KB for each command the
+//! server has run, and client buffers), the replication backlog a server that has had
+//! replicas holds (the `repl-offset` aux field says whether it may have one) and the
+//! model's tolerance, below it by the tolerance alone. The margin is how much more of
+//! `used-mem` the runner-up leaves outside that window than the choice. `detected` when the
+//! whole dump's best candidate lies inside it and every rival outside; by more than the
+//! window's width when the evidence is a sample or no candidate fits; otherwise
+//! `ambiguous`, and what was assumed: the first guess, then official builds' jemalloc
+//! (depth 0: compression off) when they fit as well, and the flag that settles it.
 
 use crate::model::allocator::Allocator;
+use crate::model::calibration::{UsedMemorySums, UsedMemoryTotals, DEPTH_CANDIDATES};
 use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline};
 use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
 use crate::pass::input::Dump;
-use crate::pass::scan::DumpScan;
+use crate::pass::scan::{DumpInfo, DumpScan};
 use crate::rdb::{KeyRecord, Scratch};
 use crate::text::words::plural;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// The sample: the first keys of the dump, at most this many ...
 pub const SAMPLE_KEYS: usize = 16_384;
 /// ... spanning at most this many bytes of the file.
 pub const SAMPLE_BYTES: u64 = 32 << 20;
-/// The best candidate must land within this share of `used-mem`.
-pub const EXPLAINED: f64 = 0.10;
-/// ... and be closer than the next one by this many bytes and this share of `used-mem`.
-pub const MIN_LEAD_BYTES: u64 = 64 << 10;
-pub const MIN_LEAD: f64 = 0.001;
+
+/// What the dump cannot tell, in bytes of `used_memory`: the spread of the server's
+/// baseline across versions and builds ...
+const BASELINE_SPREAD: u64 = 64 << 10;
+/// ... the server's own allocations since it started: latency histograms (~28 KB each on
+/// jemalloc, one per command run, while `latency-tracking` is on) and client buffers,
+/// taken as ten commands' worth ...
+const SERVER_EXTRAS: u64 = 256 << 10;
+/// ... a replication backlog, of `repl-backlog-size` (1 MB by default) at most, when the
+/// `repl-offset` aux field shows the server has fed one ...
+const DEFAULT_BACKLOG: u64 = 1 << 20;
+/// ... and the model's tolerance on a dataset's `used_memory`, 0.5 %.
+const MODEL_TOLERANCE: f64 = 0.005;
 
 /// One candidate's modelled `used_memory` against the dump's `used-mem`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub allocator: Allocator,
-    /// Keys (the sample and the estimate for the rest of the file), per-db tables and the
-    /// server's baseline.
+    /// `None` when the depth is configured or makes no difference.
+    #[serde(default)]
+    pub list_compress_depth: Option<u64>,
+    /// Keys (the whole dump's, or the sample and the estimate for the rest of the file),
+    /// per-db tables and the server's baseline.
     pub modelled_bytes: u64,
     /// (modelled − used-mem) / used-mem, in percent.
     pub residual_percent: f64,
 }
 
-/// How the allocator was chosen.
+/// How a setting the dump does not record was chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChosenBy {
-    /// `--allocator NAME` (or `--malloc-quantum`).
+    /// Named: `--allocator NAME` (or `--malloc-quantum`), `--config-set`.
     Option,
-    /// `--allocator auto`, from `used-mem`.
+    /// From `used-mem`, by a margin that clears the uncertainty.
     Detected,
-    /// `--allocator auto` could not tell: jemalloc.
-    Fallback,
+    /// `used-mem` could not tell (or the dump has none): assumed. (Runs before this name
+    /// called it `fallback`.)
+    #[serde(alias = "fallback")]
+    Ambiguous,
 }
 
 impl ChosenBy {
@@ -71,22 +96,53 @@ impl ChosenBy {
         match self {
             ChosenBy::Option => "option",
             ChosenBy::Detected => "detected",
-            ChosenBy::Fallback => "fallback",
+            ChosenBy::Ambiguous => "ambiguous",
         }
     }
 }
 
-/// The allocator a dump's memory is modelled with, and why.
+/// `list-compress-depth` as the evidence chose it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DepthChoice {
+    pub depth: u64,
+    pub chosen_by: ChosenBy,
+    /// How much further from `used-mem` the best other depth is.
+    pub margin_bytes: u64,
+}
+
+/// The first guess the whole dump overturned (the pass was run again when `reread`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FirstGuess {
+    pub allocator: Allocator,
+    pub list_compress_depth: Option<u64>,
+    /// The keys it was made from.
+    pub sampled_keys: u64,
+    pub reread: bool,
+}
+
+/// The allocator (and `list-compress-depth`) a dump's memory is modelled with, and why.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AllocatorChoice {
     pub allocator: Allocator,
     pub chosen_by: ChosenBy,
-    /// Every candidate's residual, best first (empty when given or without `used-mem`).
+    /// `None` when configured, or when no list holds a node the server may have compressed.
+    #[serde(default)]
+    pub list_compress_depth: Option<DepthChoice>,
+    /// The candidates, nearest to `used-mem` first (empty when given or without `used-mem`).
     pub candidates: Vec<Candidate>,
-    /// Keys the detection modelled, and whether they were all of the dump's.
+    /// How much further from `used-mem` the best candidate with another allocator is.
+    #[serde(default)]
+    pub margin_bytes: Option<u64>,
+    /// What the dump cannot tell (see [`Uncertainty`]).
+    #[serde(default)]
+    pub uncertainty_bytes: Option<u64>,
+    /// Keys the decision modelled, and whether they were all of the dump's.
     pub sampled_keys: u64,
     pub whole_dump: bool,
-    /// Why the detection fell back to jemalloc.
+    /// Set when the whole dump overturned the guess from the first keys.
+    #[serde(default)]
+    pub first_guess: Option<FirstGuess>,
+    /// What was assumed and why.
     pub note: Option<String>,
 }
 
@@ -96,28 +152,48 @@ impl AllocatorChoice {
         AllocatorChoice {
             allocator,
             chosen_by: ChosenBy::Option,
+            list_compress_depth: None,
             candidates: Vec::new(),
+            margin_bytes: None,
+            uncertainty_bytes: None,
             sampled_keys: 0,
             whole_dump: false,
+            first_guess: None,
             note: None,
         }
     }
 
-    /// `overrides` with this choice in place of `auto`.
+    /// `overrides` with this choice in place of `auto` (and of an unset depth).
     pub fn apply_to(&self, overrides: &ProfileOverrides) -> ProfileOverrides {
         ProfileOverrides {
             allocator: AllocatorSetting::Fixed(self.allocator),
+            calibrated_compress_depth: self.list_compress_depth.map(|d| d.depth),
             ..overrides.clone()
         }
     }
 
-    /// One line for people: the choice, how it was made, each candidate's residual.
+    /// The depth the keys were priced at, when chosen here.
+    fn depth(&self) -> Option<u64> {
+        self.list_compress_depth.map(|d| d.depth)
+    }
+
+    /// One line for people: the choice, how it was made, its margin, each allocator's
+    /// residual, and what was assumed.
     pub fn describe(&self) -> String {
         let mut s = format!("{} ({}", self.allocator.name(), self.chosen_by.name());
+        if let (Some(margin), Some(uncertainty)) = (self.margin_bytes, self.uncertainty_bytes) {
+            s.push_str(&format!(
+                ": margin {} against an uncertainty of {}",
+                mb(margin),
+                mb(uncertainty)
+            ));
+        }
         if !self.candidates.is_empty() {
+            // Each allocator at the chosen depth.
             let residuals: Vec<String> = self
                 .candidates
                 .iter()
+                .filter(|c| c.list_compress_depth == self.depth())
                 .map(|c| format!("{} {:+.1}%", c.allocator.name(), c.residual_percent))
                 .collect();
             s.push_str(&format!(
@@ -128,6 +204,28 @@ impl AllocatorChoice {
             ));
         }
         s.push(')');
+        if let Some(d) = self.list_compress_depth {
+            s.push_str(&format!(
+                ", list-compress-depth {} ({})",
+                d.depth,
+                d.chosen_by.name()
+            ));
+        }
+        if let Some(first) = &self.first_guess {
+            s.push_str(&format!(
+                "; the whole dump overturned the guess from its first {} keys ({}{}){}",
+                first.sampled_keys,
+                first.allocator.name(),
+                first
+                    .list_compress_depth
+                    .map_or(String::new(), |d| format!(", depth {d}")),
+                if first.reread {
+                    ", read again"
+                } else {
+                    ", rows written under the guess"
+                }
+            ));
+        }
         if let Some(note) = &self.note {
             s.push_str(&format!(": {note}"));
         }
@@ -135,53 +233,275 @@ impl AllocatorChoice {
     }
 }
 
-/// What the sample holds: per candidate the modelled bytes of the sampled keys and the
-/// estimate for the rest of the file, and per db its keys and expires (the rest of the
-/// file counted in the db the sample ended in).
+/// Bytes as MB with one decimal, for the one-line description.
+fn mb(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// What the dump says about its server's memory beside its keys: `used-mem`, the per-db
+/// tables and baseline the profile models, and the replication backlog it may hold.
+struct Evidence {
+    sums: UsedMemoryTotals,
+    fixed: u64,
+    used_mem: u64,
+    backlog: u64,
+    whole: bool,
+}
+
+/// The aux fields the decision reads: `used-mem`, and `repl-offset` (a server's master
+/// offset moves only while it feeds a replication backlog).
+#[derive(Clone, Copy)]
+struct AuxMemory {
+    used_mem: u64,
+    repl_offset: u64,
+}
+
+impl AuxMemory {
+    fn of(info: &DumpInfo) -> Option<AuxMemory> {
+        let number = |name: &str| {
+            info.aux_value(name)
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        Some(AuxMemory {
+            used_mem: number("used-mem").filter(|&u| u > 0)?,
+            repl_offset: number("repl-offset").unwrap_or(0),
+        })
+    }
+}
+
+impl Evidence {
+    /// From the aux fields and the db counts `dbs` (keys, expires), under `profile`.
+    fn new(
+        aux: AuxMemory,
+        dbs: impl Iterator<Item = (u64, u64)>,
+        profile: &ServerProfile,
+        sums: UsedMemoryTotals,
+        whole: bool,
+    ) -> Evidence {
+        let tables: u64 = dbs
+            .map(|(keys, expires)| db_overhead(profile, keys, expires))
+            .sum();
+        Evidence {
+            sums,
+            fixed: tables + server_baseline(profile),
+            used_mem: aux.used_mem,
+            backlog: aux.repl_offset.min(DEFAULT_BACKLOG),
+            whole,
+        }
+    }
+}
+
+/// What the dump cannot tell about `used_memory`: how far `used-mem` may lie above a
+/// right candidate's model (the server's own memory beyond its baseline, a backlog, the
+/// model's tolerance) or below it (the tolerance alone: the server's extras only add).
+struct Uncertainty {
+    below: u64,
+    above: u64,
+}
+
+impl Uncertainty {
+    fn new(evidence: &Evidence, dataset: u64) -> Self {
+        let tolerance = BASELINE_SPREAD + (dataset as f64 * MODEL_TOLERANCE).round() as u64;
+        Uncertainty {
+            below: tolerance,
+            above: tolerance + SERVER_EXTRAS + evidence.backlog,
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        self.below + self.above
+    }
+
+    /// How far `used_mem` lies outside what a model of `modelled` bytes explains.
+    fn unexplained(&self, used_mem: u64, modelled: u64) -> u64 {
+        if used_mem >= modelled {
+            (used_mem - modelled).saturating_sub(self.above)
+        } else {
+            (modelled - used_mem).saturating_sub(self.below)
+        }
+    }
+}
+
+/// The choice `evidence` supports under `overrides`; when it cannot tell, `prefer` (the
+/// first guess), then jemalloc and depth 0, are assumed if they fit about as well.
+fn decide(
+    evidence: &Evidence,
+    overrides: &ProfileOverrides,
+    sampled_keys: u64,
+    prefer: Option<(Allocator, Option<u64>)>,
+) -> AllocatorChoice {
+    let allocators: Vec<Allocator> = match overrides.allocator {
+        AllocatorSetting::Fixed(a) => vec![a],
+        AllocatorSetting::Auto => Allocator::ALL.to_vec(),
+    };
+    let depths: Vec<Option<u64>> =
+        if overrides.compress_depth_given() || !evidence.sums.compressible() {
+            vec![None]
+        } else {
+            (0..DEPTH_CANDIDATES).map(Some).collect()
+        };
+    let used_mem = evidence.used_mem;
+    let mut candidates: Vec<Candidate> = allocators
+        .iter()
+        .flat_map(|&allocator| {
+            depths.iter().map(move |&depth| {
+                let modelled = evidence.sums.used(allocator, depth) + evidence.fixed;
+                Candidate {
+                    allocator,
+                    list_compress_depth: depth,
+                    modelled_bytes: modelled,
+                    residual_percent: (modelled as f64 - used_mem as f64) / used_mem as f64 * 100.0,
+                }
+            })
+        })
+        .collect();
+    // Candidates by how much of used-mem they leave unexplained, then by how near they
+    // come to it less the backlog estimate (a part of used-mem the model does not hold).
+    let dataset = candidates
+        .iter()
+        .map(|c| c.modelled_bytes)
+        .min()
+        .unwrap_or(0)
+        .saturating_sub(evidence.fixed);
+    let window = Uncertainty::new(evidence, dataset);
+    let uncertainty = window.bytes();
+    let expected = used_mem.saturating_sub(evidence.backlog);
+    let off = |c: &Candidate| window.unexplained(used_mem, c.modelled_bytes);
+    candidates.sort_by_key(|c| (off(c), c.modelled_bytes.abs_diff(expected)));
+    let best = candidates[0].clone();
+    // A rival is ruled out when it leaves more unexplained than the best: by anything when
+    // the best explains used-mem, by more than the uncertainty when it does not either, or
+    // when part of the dump was estimated from a sample.
+    let needed = |best: &Candidate| {
+        if off(best) == 0 && evidence.whole {
+            0
+        } else {
+            uncertainty
+        }
+    };
+    let plausible = |c: &Candidate| off(c) - off(&best) <= needed(&best);
+    let rival_margin = |differs: &dyn Fn(&Candidate) -> bool| {
+        candidates
+            .iter()
+            .find(|c| differs(c))
+            .map(|c| off(c) - off(&best))
+    };
+    let allocator_margin = rival_margin(&|c| c.allocator != best.allocator);
+    let (allocator, chosen_by) = match (overrides.allocator, allocator_margin) {
+        (AllocatorSetting::Fixed(a), _) => (a, ChosenBy::Option),
+        (_, Some(m)) if m > needed(&best) => (best.allocator, ChosenBy::Detected),
+        _ => {
+            let fits = |a: Allocator| candidates.iter().any(|c| c.allocator == a && plausible(c));
+            let assumed = prefer
+                .map(|p| p.0)
+                .filter(|&a| fits(a))
+                .or(Some(Allocator::Jemalloc).filter(|&a| fits(a)))
+                .unwrap_or(best.allocator);
+            (assumed, ChosenBy::Ambiguous)
+        }
+    };
+    // The depth, among the chosen allocator's candidates.
+    let list_compress_depth = match depths.as_slice() {
+        [None] => None,
+        _ => {
+            let own: Vec<&Candidate> = candidates
+                .iter()
+                .filter(|c| c.allocator == allocator)
+                .collect();
+            let best_depth = own[0];
+            let margin = own
+                .iter()
+                .find(|c| c.list_compress_depth != best_depth.list_compress_depth)
+                .map_or(u64::MAX, |c| off(c) - off(best_depth));
+            let fits = |d: u64| {
+                own.iter().any(|c| {
+                    c.list_compress_depth == Some(d)
+                        && off(c) - off(best_depth) <= needed(best_depth)
+                })
+            };
+            let (depth, chosen_by) = if margin > needed(best_depth) {
+                (best_depth.list_compress_depth, ChosenBy::Detected)
+            } else {
+                let assumed = prefer
+                    .and_then(|p| p.1)
+                    .filter(|&d| fits(d))
+                    .or(Some(0).filter(|&d| fits(d)))
+                    .or(best_depth.list_compress_depth);
+                (assumed, ChosenBy::Ambiguous)
+            };
+            depth.map(|depth| DepthChoice {
+                depth,
+                chosen_by,
+                margin_bytes: margin,
+            })
+        }
+    };
+    let note = ambiguity_note(&candidates, allocator, chosen_by, list_compress_depth);
+    AllocatorChoice {
+        allocator,
+        chosen_by,
+        list_compress_depth,
+        candidates,
+        margin_bytes: allocator_margin.filter(|_| chosen_by != ChosenBy::Option),
+        uncertainty_bytes: Some(uncertainty),
+        sampled_keys,
+        whole_dump: evidence.whole,
+        first_guess: None,
+        note,
+    }
+}
+
+/// What was assumed, and the flag that settles it, when the evidence could not tell.
+fn ambiguity_note(
+    candidates: &[Candidate],
+    allocator: Allocator,
+    chosen_by: ChosenBy,
+    depth: Option<DepthChoice>,
+) -> Option<String> {
+    let mut parts = Vec::new();
+    if chosen_by == ChosenBy::Ambiguous {
+        let best = candidates.first().map_or(allocator, |c| c.allocator);
+        let rival = candidates
+            .iter()
+            .find(|c| c.allocator != best)
+            .map_or("another allocator", |c| c.allocator.name());
+        let official = if allocator == Allocator::Jemalloc {
+            " (official builds)"
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "used-mem cannot tell {} from {rival}: {}{official} assumed, --allocator settles it",
+            best.name(),
+            allocator.name(),
+        ));
+    }
+    if let Some(d) = depth.filter(|d| d.chosen_by == ChosenBy::Ambiguous) {
+        parts.push(format!(
+            "nor the list-compress-depth: {} assumed, --config-set list-compress-depth=N \
+             settles it",
+            d.depth
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The first keys of the dump `scan` reads, at most [`SAMPLE_KEYS`] spanning at most
+/// [`SAMPLE_BYTES`] of the file (all of them in a smaller dump), priced under the profile of
+/// the first key, with what they add to `used_memory` under every candidate. A server
+/// writes each db's keys in the order of its hash table, which has nothing to do with
+/// their names, types or age, so the first keys of a db are a random sample of it. The
+/// rest of the file is estimated from the later half of the sample (the keys nearest to
+/// it: the db it continues): its sums, keys and expires per byte of file, times the bytes
+/// left.
 struct Sample {
-    keys_bytes: [u64; 3],
+    sums: UsedMemoryTotals,
     dbs: BTreeMap<u64, (u64, u64)>,
     keys: u64,
     whole: bool,
     profile: ServerProfile,
 }
 
-/// Per candidate, the modelled bytes of each sampled key.
-fn model_keys(records: &[KeyRecord<'_>], profile: ServerProfile) -> Option<Vec<[u64; 3]>> {
-    let per_allocator: Vec<Option<Vec<u64>>> = Allocator::ALL
-        .par_iter()
-        .map(|&allocator| {
-            let profile = ServerProfile {
-                allocator,
-                ..profile
-            };
-            let mut scratch = Scratch::default();
-            let mut stats = KeyStats::new();
-            records
-                .iter()
-                .map(|record| {
-                    stats.read(record, &profile, &mut scratch).ok()?;
-                    Some(stats.used_memory_bytes(&profile))
-                })
-                .collect()
-        })
-        .collect();
-    let mut keys = vec![[0; 3]; records.len()];
-    for (i, bytes) in per_allocator.into_iter().enumerate() {
-        for (key, b) in keys.iter_mut().zip(bytes?) {
-            key[i] = b;
-        }
-    }
-    Some(keys)
-}
-
-/// Models the first keys of the dump `scan` reads, at most [`SAMPLE_KEYS`] spanning at
-/// most [`SAMPLE_BYTES`] of the file (all of them in a smaller dump), under every candidate
-/// allocator, one candidate per pool thread. A server writes each db's keys in the order
-/// of its hash table, which has nothing to do with their names, types or age, so the first
-/// keys of a db are a random sample of it. The rest of the file is estimated from the
-/// later half of the sample (the keys nearest to it: the db it continues): its modelled
-/// bytes, keys and expires per byte of file, times the bytes left.
 fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides) -> Option<Sample> {
     let mut records = Vec::new();
     let mut batch = Vec::new();
@@ -213,41 +533,47 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
         }
     }
     let profile = profile?;
-    let modelled = model_keys(&records, profile)?;
-    let mut keys_bytes = [0u64; 3];
+    let depth = profile.limits.list_compress_depth;
+    let mut scratch = Scratch::default();
+    let mut stats = KeyStats::new();
+    let tail = records.len() / 2;
+    let (mut head_sums, mut tail_sums) = (UsedMemorySums::default(), UsedMemorySums::default());
     let mut dbs: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    for (r, m) in records.iter().zip(&modelled) {
-        let db = dbs.entry(r.db).or_default();
+    for (i, record) in records.iter().enumerate() {
+        stats.read(record, &profile, &mut scratch).ok()?;
+        let sums = if i < tail {
+            &mut head_sums
+        } else {
+            &mut tail_sums
+        };
+        sums.add(&stats, depth);
+        let db = dbs.entry(record.db).or_default();
         db.0 += 1;
-        db.1 += u64::from(r.expire_ms.is_some());
-        for (sum, b) in keys_bytes.iter_mut().zip(m) {
-            *sum += b;
-        }
+        db.1 += u64::from(record.expire_ms.is_some());
     }
     let last = records.last()?;
     let end = last.offset + last.serialized_bytes;
     // The trailer: the EOF opcode and the checksum.
     let rest = file_bytes.saturating_sub(end).saturating_sub(9);
+    let tail_sums = tail_sums.totals();
+    let mut sums = head_sums.totals();
+    sums += &tail_sums;
     if !whole && rest > 0 {
-        let tail = records.len() / 2;
         let tail_start = records[tail].offset;
-        let per_byte = |n: u64| n as f64 / (end - tail_start).max(1) as f64 * rest as f64;
-        let scaled = |n: u64| per_byte(n).round() as u64;
-        for (i, sum) in keys_bytes.iter_mut().enumerate() {
-            *sum += scaled(modelled[tail..].iter().map(|m| m[i]).sum());
-        }
+        let factor = rest as f64 / (end - tail_start).max(1) as f64;
+        sums += &tail_sums.scaled(factor);
         let tail_records = &records[tail..];
         let db = dbs.entry(last.db).or_default();
-        db.0 += scaled(tail_records.len() as u64);
-        db.1 += scaled(
-            tail_records
-                .iter()
-                .filter(|r| r.expire_ms.is_some())
-                .count() as u64,
-        );
+        db.0 += (tail_records.len() as f64 * factor).round() as u64;
+        db.1 += (tail_records
+            .iter()
+            .filter(|r| r.expire_ms.is_some())
+            .count() as f64
+            * factor)
+            .round() as u64;
     }
     Some(Sample {
-        keys_bytes,
+        sums,
         dbs,
         keys: records.len() as u64,
         whole,
@@ -255,96 +581,79 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     })
 }
 
-/// The allocator for `dump` under `overrides`: the one given, or the detected one.
-pub fn choose_allocator(dump: &Dump, overrides: &ProfileOverrides) -> AllocatorChoice {
-    if let AllocatorSetting::Fixed(a) = overrides.allocator {
-        return AllocatorChoice::given(a);
-    }
-    let fallback = |note: &str| AllocatorChoice {
-        chosen_by: ChosenBy::Fallback,
-        note: Some(note.to_string()),
+/// Nothing to go by: jemalloc (and no compression) assumed, with why.
+fn assumed(why: &str) -> AllocatorChoice {
+    AllocatorChoice {
+        chosen_by: ChosenBy::Ambiguous,
+        note: Some(format!(
+            "{why}, so jemalloc (official builds' bundled jemalloc) is assumed; name it with \
+             --allocator"
+        )),
         ..AllocatorChoice::given(Allocator::Jemalloc)
-    };
+    }
+}
+
+/// The first guess for `dump` under `overrides`, from its first keys (the allocator given
+/// and no compressed list: nothing to guess).
+pub fn choose_allocator(dump: &Dump, overrides: &ProfileOverrides) -> AllocatorChoice {
     // A value too long to sample is skipped, its pages handed back as it is.
     let mut scan = DumpScan::of(dump);
     scan.read_preamble();
-    let used_mem = scan
-        .info()
-        .aux_value("used-mem")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|&u| u > 0);
-    let Some(used_mem) = used_mem else {
-        return fallback("the dump has no used-mem aux field to tell the allocator by");
+    let Some(aux) = AuxMemory::of(scan.info()) else {
+        return match overrides.allocator {
+            AllocatorSetting::Fixed(a) => AllocatorChoice::given(a),
+            AllocatorSetting::Auto => {
+                assumed("the dump has no used-mem aux field to tell the allocator by")
+            }
+        };
     };
     let Some(sample) = sample(scan, dump.len() as u64, overrides) else {
-        return fallback("no key small enough to sample to tell the allocator by");
+        return match overrides.allocator {
+            AllocatorSetting::Fixed(a) => AllocatorChoice::given(a),
+            AllocatorSetting::Auto => assumed("no key small enough to sample"),
+        };
     };
-    let tables: u64 = sample
-        .dbs
-        .values()
-        .map(|&(keys, expires)| db_overhead(&sample.profile, keys, expires))
-        .sum();
-    let fixed = tables + server_baseline(&sample.profile);
-    let mut candidates: Vec<Candidate> = Allocator::ALL
-        .into_iter()
-        .zip(sample.keys_bytes)
-        .map(|(allocator, keys)| {
-            let modelled = keys + fixed;
-            Candidate {
-                allocator,
-                modelled_bytes: modelled,
-                residual_percent: (modelled as f64 - used_mem as f64) / used_mem as f64 * 100.0,
-            }
-        })
-        .collect();
-    let off = |c: &Candidate| c.modelled_bytes.abs_diff(used_mem);
-    candidates.sort_by_key(off);
-    let (best, next) = (&candidates[0], &candidates[1]);
-    let lead = off(next) - off(best);
-    let note = if off(best) as f64 > EXPLAINED * used_mem as f64 {
-        let spread = candidates
-            .iter()
-            .map(|c| c.modelled_bytes)
-            .max()
-            .unwrap_or(0)
-            .abs_diff(
-                candidates
-                    .iter()
-                    .map(|c| c.modelled_bytes)
-                    .min()
-                    .unwrap_or(0),
-            );
-        Some(format!(
-            "no allocator's model comes within {:.0}% of used-mem (the nearest is off by {} of \
-             its {} bytes): beside so small a dataset the server's own memory decides used-mem, \
-             and it grows by a latency histogram of ~25 KB for each command the server has run \
-             and by client buffers, which no dump tells to within the {} bytes the candidates \
-             differ by; so jemalloc is assumed; name it with --allocator",
-            EXPLAINED * 100.0,
-            used_mem.abs_diff(best.modelled_bytes),
-            used_mem,
-            spread
-        ))
-    } else if lead < MIN_LEAD_BYTES || (lead as f64) < MIN_LEAD * used_mem as f64 {
-        Some(format!(
-            "{} and {} model used-mem about equally well (the keys cannot tell them apart), so \
-             jemalloc is assumed; name it with --allocator",
-            best.allocator.name(),
-            next.allocator.name()
-        ))
-    } else {
-        None
-    };
-    let (allocator, chosen_by) = match note {
-        Some(_) => (Allocator::Jemalloc, ChosenBy::Fallback),
-        None => (best.allocator, ChosenBy::Detected),
-    };
-    AllocatorChoice {
-        allocator,
-        chosen_by,
-        sampled_keys: sample.keys,
-        whole_dump: sample.whole,
-        note,
-        candidates,
+    let dbs = sample.dbs.values().copied();
+    let evidence = Evidence::new(aux, dbs, &sample.profile, sample.sums, sample.whole);
+    let choice = decide(&evidence, overrides, sample.keys, None);
+    match overrides.allocator {
+        // Only the depth was open: the allocator stays as named.
+        AllocatorSetting::Fixed(a) if choice.list_compress_depth.is_none() => {
+            AllocatorChoice::given(a)
+        }
+        _ => choice,
     }
+}
+
+/// The choice the whole dump supports, after a pass priced its keys under `first` with
+/// `sums` over all of `info`'s keys (`overrides` as the user gave them, `profile` the
+/// dump's): `first` stands unless the whole dump rules it out, and then the choice names
+/// it in `first_guess`. `None` when there is nothing to reconsider (the allocator and the
+/// depth given, no `used-mem`, the pass did not read every key).
+pub fn reconsider(
+    first: &AllocatorChoice,
+    info: &DumpInfo,
+    profile: &ServerProfile,
+    sums: &UsedMemorySums,
+    overrides: &ProfileOverrides,
+) -> Option<AllocatorChoice> {
+    let open = overrides.allocator == AllocatorSetting::Auto || !overrides.compress_depth_given();
+    if !open || sums.keys != info.keys || info.error.is_some() || info.keys == 0 {
+        return None;
+    }
+    let dbs = info.dbs.values().map(|d| (d.keys, d.expires));
+    let evidence = Evidence::new(AuxMemory::of(info)?, dbs, profile, sums.totals(), true);
+    let prefer = (first.allocator, first.depth());
+    let mut whole = decide(&evidence, overrides, info.keys, Some(prefer));
+    // Keys priced without a chosen depth were priced at 0 (compression off).
+    let priced = |a: Allocator, d: Option<u64>| (a, d.unwrap_or(0));
+    if priced(whole.allocator, whole.depth()) != priced(prefer.0, prefer.1) {
+        whole.first_guess = Some(FirstGuess {
+            allocator: first.allocator,
+            list_compress_depth: first.depth(),
+            sampled_keys: first.sampled_keys,
+            reread: false,
+        });
+    }
+    Some(whole)
 }

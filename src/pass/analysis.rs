@@ -17,7 +17,7 @@
 
 use crate::model::key_stats::KeyStats;
 use crate::model::server::{ProfileOverrides, ServerProfile};
-use crate::pass::allocator_detection::{choose_allocator, AllocatorChoice};
+use crate::pass::allocator_detection::{choose_allocator, reconsider, AllocatorChoice, ChosenBy};
 use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::{self, Compression, Dump};
@@ -467,19 +467,21 @@ fn pass_one<F: DumpFold, S: RowSink>(
     if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
         progress.add_length(dump.len() as u64);
     }
+    let user_overrides = &options.overrides;
     let prepared = PreparedDump::new(dump, name, options)?;
     let (dump, options) = (&prepared.dump, &prepared.options);
-    let source = Source {
+    let mut source = Source {
         file: index,
         reference_ms: prepared
             .ctime
             .map_or_else(now_ms, |s| s.saturating_mul(1000)),
         profile: prepared.profile,
     };
+    let writes_rows = rows.is_some();
     let written = rows
         .as_deref_mut()
         .map(|sinks| (sinks.builder(&prepared.name), sinks));
-    let (pass, mut folded, passed) =
+    let (mut pass, mut folded, mut passed) =
         fold_pass(dump, options, Some(progress), written, fold(source))?;
     if let Some(damage) = pass.damage.as_ref().filter(|d| F::FOLDS && d.folded_past) {
         // The value found damaged was analysed beside keys after it, which the threads'
@@ -493,6 +495,51 @@ fn pass_one<F: DumpFold, S: RowSink>(
         let no_rows = None::<(S::Builder, &mut S)>;
         folded = fold_pass(dump, &up_to_damage, None, no_rows, fold(source))?.1;
     }
+    let mut allocator = prepared.allocator.clone();
+    let mut options = options.clone();
+    let whole = match (&pass.damage, prepared.profile) {
+        (None, Some(profile)) => reconsider(
+            &prepared.allocator,
+            &pass.info,
+            &profile,
+            &pass.used_memory,
+            user_overrides,
+        ),
+        _ => None,
+    };
+    if let Some(mut whole) = whole {
+        match (whole.first_guess.as_mut(), writes_rows) {
+            (Some(first), false) => {
+                // The whole dump ruled the first guess out, and no row was written under
+                // it: the keys again, priced under the whole dump's choice.
+                first.reread = true;
+                options.overrides = whole.apply_to(user_overrides);
+                source.profile = dump_context(dump, &options.overrides).1;
+                let no_rows = None::<(S::Builder, &mut S)>;
+                (pass, folded, passed) = fold_pass(dump, &options, None, no_rows, fold(source))?;
+                allocator = whole;
+            }
+            (Some(_), true) => {
+                // Rows went out priced under the guess: the figures stay the guess's, and
+                // say what the whole dump points to.
+                let settle = whole.apply_to(user_overrides).flags().join(" ");
+                progress.error(&format!(
+                    "rdbscope: {}: the rows were priced under {}, the guess from the first \
+                     keys; the whole dump points to {}: rerun with {settle}",
+                    prepared.name,
+                    prepared.allocator.describe(),
+                    whole.describe()
+                ));
+                allocator.chosen_by = ChosenBy::Ambiguous;
+                allocator.note = Some(format!(
+                    "the whole dump points to {}, rerun with {settle}",
+                    whole.describe()
+                ));
+            }
+            (None, _) => allocator = whole,
+        }
+    }
+    let options = &options;
     let info = pass.info;
     let mismatch = match info.checksum {
         ChecksumVerdict::Mismatch { stored, computed } => Some((stored, computed)),
@@ -522,8 +569,8 @@ fn pass_one<F: DumpFold, S: RowSink>(
         used_mem: info
             .aux_value("used-mem")
             .and_then(|v| v.trim().parse().ok()),
-        allocator: Some(prepared.allocator),
-        profile: prepared.profile,
+        allocator: Some(allocator),
+        profile: source.profile,
         version_given: options.overrides.version.is_some(),
         config: options.overrides.config.clone(),
         file_bytes: info.file_bytes,

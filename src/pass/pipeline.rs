@@ -11,6 +11,7 @@
 //! ([`CHUNK`] of them), whatever `--threads` is. A batch holding a damaged value is handed
 //! over at once and ends the pass.
 
+use crate::model::calibration::UsedMemorySums;
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
 use crate::pass::filter::KeyFilter;
@@ -99,10 +100,14 @@ impl Damage {
 pub struct Pass {
     pub info: DumpInfo,
     pub damage: Option<Damage>,
+    /// What the keys read (filtered out by `--min-memory` or not) add to `used_memory`
+    /// under every candidate: the whole dump's when it holds `info.keys` keys.
+    pub used_memory: UsedMemorySums,
 }
 
 struct Folded<T, P> {
     value: T,
+    used_memory: UsedMemorySums,
     /// What the chunk's keys fill of what depends on the order keys come in.
     part: P,
     /// Index in the chunk of the key whose value is damaged, and why.
@@ -169,6 +174,7 @@ where
     let mut value = (folding.init)();
     let mut local = aggregating.local();
     let mut part = K::part(&mut local);
+    let mut used_memory = UsedMemorySums::default();
     let mut key = KeyStats::new();
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
@@ -179,10 +185,12 @@ where
         if let Err(e) = key.read(record, profile, &mut scratch) {
             return Folded {
                 value,
+                used_memory,
                 part,
                 failure: Some((i, e)),
             };
         }
+        used_memory.add(&key, profile.limits.list_compress_depth);
         if filter.keeps(key.memory_bytes) {
             (folding.fold)(&mut value, &key);
             K::add(&mut local, &mut part, &key);
@@ -190,6 +198,7 @@ where
     }
     Folded {
         value,
+        used_memory,
         part,
         failure: None,
     }
@@ -202,6 +211,8 @@ struct Handover<'data> {
     done: u64,
     /// The last of them.
     last_done: Option<KeyRecord<'data>>,
+    /// What the keys handed over add to `used_memory`.
+    used_memory: UsedMemorySums,
 }
 
 impl Default for Handover<'_> {
@@ -210,6 +221,7 @@ impl Default for Handover<'_> {
             records: Vec::with_capacity(BATCH),
             done: 0,
             last_done: None,
+            used_memory: UsedMemorySums::default(),
         }
     }
 }
@@ -224,6 +236,7 @@ impl<'data> Handover<'data> {
     ) -> io::Result<Option<Damage>> {
         let count = chunks.len();
         for (ci, chunk) in chunks.into_iter().enumerate() {
+            self.used_memory += &chunk.used_memory;
             consume(chunk.value)?;
             if let Some((i, error)) = chunk.failure {
                 let at = ci * CHUNK + i;
@@ -272,6 +285,7 @@ fn split_parts<T, P>(chunks: Vec<Folded<T, P>>) -> (Vec<Folded<T, ()>>, Vec<P>) 
             damaged |= c.failure.is_some();
             Folded {
                 value: c.value,
+                used_memory: c.used_memory,
                 part: (),
                 failure: c.failure,
             }
@@ -305,6 +319,9 @@ where
             aggregating.merge(part);
         }
     };
+    // Outside the pass's closure so that what it summed is kept on every way out of it,
+    // a damaged value's included.
+    let mut handover = Handover::default();
     let (crc, value_damage) =
         dump.with_checksum(options.verify_checksum, || -> io::Result<Option<Damage>> {
             // Three batches in flight: `ahead` being scanned, `current` folded on the pool,
@@ -313,7 +330,6 @@ where
             // join, and whose parts (`to_merge`) are merged on the pool beside the folding.
             let mut ahead = Vec::with_capacity(BATCH);
             let mut current = Vec::with_capacity(BATCH);
-            let mut handover = Handover::default();
             let mut to_hand: Vec<Folded<T, ()>> = Vec::new();
             let mut to_merge: Vec<K::Part> = Vec::new();
             let mut limit = KeyLimit {
@@ -379,6 +395,7 @@ where
             merge_all(to_merge);
             handover.hand_over(to_hand, &mut consume)
         });
+    let used_memory = handover.used_memory;
     let value_damage = value_damage?;
     let info = scan.finish(options.verify_checksum, crc);
     let mut damage = value_damage.or_else(|| {
@@ -402,5 +419,9 @@ where
         });
         d.input = Some(cut.to_string());
     }
-    Ok(Pass { info, damage })
+    Ok(Pass {
+        info,
+        damage,
+        used_memory,
+    })
 }

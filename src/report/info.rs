@@ -166,13 +166,27 @@ pub fn allocator_json(a: &AllocatorChoice) -> Value {
     json!({
         "name": a.allocator.name(),
         "chosen_by": a.chosen_by.name(),
+        "margin_bytes": a.margin_bytes,
+        "uncertainty_bytes": a.uncertainty_bytes,
+        "list_compress_depth": a.list_compress_depth.map(|d| json!({
+            "depth": d.depth,
+            "chosen_by": d.chosen_by.name(),
+            "margin_bytes": d.margin_bytes,
+        })),
         "candidates": a.candidates.iter().map(|c| json!({
             "allocator": c.allocator.name(),
+            "list_compress_depth": c.list_compress_depth,
             "modelled_used_memory_bytes": c.modelled_bytes,
             "residual_percent": c.residual_percent,
         })).collect::<Vec<_>>(),
         "sampled_keys": a.sampled_keys,
         "whole_dump_sampled": a.whole_dump,
+        "first_guess": a.first_guess.as_ref().map(|f| json!({
+            "allocator": f.allocator.name(),
+            "list_compress_depth": f.list_compress_depth,
+            "sampled_keys": f.sampled_keys,
+            "reread": f.reread,
+        })),
         "note": a.note,
     })
 }

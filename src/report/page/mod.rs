@@ -289,18 +289,23 @@ fn headline(out: &mut String, s: &Summary) {
     out.push_str("</table></section>\n");
 }
 
-/// The allocator the model used and why (`jemalloc (fallback)`).
+/// The allocator the model used and why (`jemalloc-16 (detected)`), and the
+/// `list-compress-depth` when the dump's evidence chose it.
 fn allocator(model: &Value) -> String {
-    let field = |k: &str| {
-        model
-            .pointer(&format!("/allocator/{k}"))
-            .and_then(Value::as_str)
-    };
-    match (field("name"), field("chosen_by")) {
+    let field = |k: &str| model.pointer(&format!("/allocator/{k}"));
+    let text = |k: &str| field(k).and_then(Value::as_str);
+    let mut s = match (text("name"), text("chosen_by")) {
         (Some(name), Some(by)) => format!("{name} ({by})"),
         (Some(name), None) => name.to_string(),
         _ => String::new(),
+    };
+    if let (Some(depth), Some(by)) = (
+        field("list_compress_depth/depth").and_then(Value::as_u64),
+        text("list_compress_depth/chosen_by"),
+    ) {
+        s.push_str(&format!(", list-compress-depth {depth} ({by})"));
     }
+    s
 }
 
 fn counts_header(out: &mut String) {
