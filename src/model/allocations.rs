@@ -1,35 +1,34 @@
-//! The allocations the memory model makes for one key, kept by request size, so the key is
-//! priced once, under the allocator of the profile, and its `used_memory` under every other
-//! candidate follows from the same requests (see [`crate::model::calibration`]).
+//! The allocations the memory model makes for the keys it prices, kept by request size, so
+//! each key is priced once, under the allocator of the profile, and the keys' `used_memory`
+//! under every other candidate follows from the same requests (see
+//! [`crate::model::calibration`]).
 //!
 //! A key's model makes a handful of requests (its key sds, its dict entry, its object or
-//! value): they are kept as they are, a few pairs of size and count in place, with no
-//! allocation and no reset beyond a length. The sums the walk of a collection made for
-//! its elements under every candidate ([`ByAllocator`], see [`crate::model::facts`]), and
-//! the requests past the few kept in place, are added under every candidate at once.
+//! value): each is counted straight into a histogram by request size that the keys read
+//! one after another share, until [`crate::model::calibration::UsedMemorySums::take`]
+//! takes it (once a chunk of keys): a few additions a key, no per-key list. The sums the
+//! walk of a collection made for its elements under every candidate ([`ByAllocator`], see
+//! [`crate::model::facts`]), and requests too large for the histogram, are added under
+//! every candidate at once.
 
 use super::allocator::{sds_header, Allocator, ByAllocator};
+use super::calibration::{bucket, HISTOGRAM_BUCKETS};
 
-/// Requests kept in place for a key; more are priced under every candidate.
-const IN_PLACE: usize = 8;
-
-/// The allocations a key's model made (see the module doc), and what it holds beside them
-/// that no allocator rounds.
+/// The allocations the model made for the keys read since the last take (see the module
+/// doc), and what they hold beside them that no allocator rounds.
 #[derive(Clone, Debug)]
 pub struct KeyAllocations {
-    /// The allocator the key is priced under.
+    /// The allocator the current key is priced under.
     allocator: Allocator,
-    /// Request sizes and how many of each (negative: taken back).
-    requests: [(u64, i64); IN_PLACE],
-    len: usize,
-    /// Requests past those, and the walk's sums, under every candidate (when `walked`).
-    under_each: [i64; 3],
-    walked: bool,
-    /// Σ of all the above under `allocator`.
+    /// Requests by size, in 8-byte buckets (negative: taken back).
+    pub(super) requests: [i64; HISTOGRAM_BUCKETS],
+    /// Larger requests, and the walks' sums, under every candidate.
+    pub(super) under_each: [i64; 3],
+    /// What the current key's requests and sums come to under `allocator`.
     priced: i64,
-    /// What the key's `used_memory` holds beside them: struct sizes the server's
-    /// `MEMORY USAGE` counts as they are, set by [`KeyAllocations::finish`].
-    unrounded: i64,
+    /// What the keys' `used_memory` holds beside them: struct sizes the server's
+    /// `MEMORY USAGE` counts as they are, added by [`KeyAllocations::finish`].
+    pub(super) unrounded: i64,
 }
 
 impl Default for KeyAllocations {
@@ -42,24 +41,17 @@ impl KeyAllocations {
     pub fn new(allocator: Allocator) -> Self {
         KeyAllocations {
             allocator,
-            requests: [(0, 0); IN_PLACE],
-            len: 0,
+            requests: [0; HISTOGRAM_BUCKETS],
             under_each: [0; 3],
-            walked: false,
             priced: 0,
             unrounded: 0,
         }
     }
 
-    /// Ready for the next key, priced under `allocator`.
+    /// The next key, priced under `allocator`.
     #[inline]
     pub fn reset(&mut self, allocator: Allocator) {
         self.allocator = allocator;
-        self.len = 0;
-        if self.walked {
-            self.under_each = [0; 3];
-            self.walked = false;
-        }
         self.priced = 0;
     }
 
@@ -67,13 +59,13 @@ impl KeyAllocations {
         self.allocator
     }
 
-    /// The bytes the allocator hands out for a request of `n` bytes.
+    /// One request of `n` bytes: its size class under the key's allocator.
     #[inline]
     pub fn class(&mut self, n: u64) -> u64 {
         self.class_times(n, 1)
     }
 
-    /// `count` requests of `n` bytes: what they are handed out.
+    /// `count` requests of `n` bytes: their size classes under the key's allocator.
     #[inline]
     pub fn class_times(&mut self, n: u64, count: u64) -> u64 {
         let class = self.allocator.class(n);
@@ -82,76 +74,54 @@ impl KeyAllocations {
         total
     }
 
-    /// An sds holding `len` bytes, created at its exact size.
+    /// An sds string of `len` bytes.
     #[inline]
     pub fn sds(&mut self, len: u64) -> u64 {
         self.class(sds_header(len) + len + 1)
     }
 
-    /// A sum the walk made under every candidate: its figure under the allocator priced.
+    /// Sums a walk made under every candidate: the key's allocator's.
     #[inline]
     pub fn walked(&mut self, sums: ByAllocator) -> u64 {
         let mine = sums[self.allocator];
         for (each, s) in self.under_each.iter_mut().zip(sums.0) {
             *each += s as i64;
         }
-        self.walked = true;
         self.priced += mine as i64;
         mine
     }
 
-    /// A sum under every candidate taken back from the key's allocations.
+    /// Sums taken back from what was priced (a shared object the server does not hold
+    /// twice): the key's allocator's.
     #[inline]
     pub fn taken_back(&mut self, sums: ByAllocator) -> u64 {
         let mine = sums[self.allocator];
         for (each, s) in self.under_each.iter_mut().zip(sums.0) {
             *each -= s as i64;
         }
-        self.walked = true;
         self.priced -= mine as i64;
         mine
     }
 
-    /// `count` requests of `n` bytes, handed out as `total` under the allocator priced.
     #[inline]
     fn record(&mut self, n: u64, count: i64, total: i64) {
         self.priced += total;
-        if let Some(slot) = self.requests.get_mut(self.len) {
-            *slot = (n, count);
-            self.len += 1;
-        } else {
-            let each = Allocator::classes(n);
-            for (e, c) in self.under_each.iter_mut().zip(each.0) {
-                *e += c as i64 * count;
+        match bucket(n).and_then(|b| self.requests.get_mut(b)) {
+            Some(c) => *c += count,
+            None => {
+                let each = Allocator::classes(n);
+                for (e, c) in self.under_each.iter_mut().zip(each.0) {
+                    *e += c as i64 * count;
+                }
             }
-            self.walked = true;
         }
     }
 
-    /// Closes the key: `used` is its `used_memory` under the allocator priced, of which
-    /// what the requests do not explain is held whatever the allocator.
+    /// The key's `used_memory` under its allocator is `used`: what its requests and sums
+    /// do not make is unrounded.
     #[inline]
     pub fn finish(&mut self, used: u64) {
-        self.unrounded = used as i64 - self.priced;
-    }
-
-    /// The requests kept in place: size and count.
-    #[inline]
-    pub fn requests(&self) -> &[(u64, i64)] {
-        &self.requests[..self.len]
-    }
-
-    /// What the requests past those and the walk's sums come to under every candidate,
-    /// when there are any.
-    #[inline]
-    pub fn under_each(&self) -> Option<[i64; 3]> {
-        self.walked.then_some(self.under_each)
-    }
-
-    /// What the key holds that no allocator rounds.
-    #[inline]
-    pub fn unrounded(&self) -> i64 {
-        self.unrounded
+        self.unrounded += used as i64 - self.priced;
     }
 }
 
@@ -159,34 +129,44 @@ impl KeyAllocations {
 mod tests {
     use super::*;
 
-    /// The key's figure under `allocator`.
+    /// The keys' figure under `allocator`.
     fn used_under(k: &KeyAllocations, allocator: Allocator) -> u64 {
-        let requests: i64 = k
-            .requests()
-            .iter()
-            .map(|&(n, count)| allocator.class(n) as i64 * count)
+        let requests: i64 = (0u64..)
+            .zip(k.requests.iter())
+            .map(|(b, &count)| allocator.class(b * 8) as i64 * count)
             .sum();
-        let each = k.under_each().unwrap_or_default()[allocator.index()];
-        (k.unrounded() + requests + each) as u64
+        let each = k.under_each[allocator.index()];
+        (k.unrounded + requests + each) as u64
     }
 
     #[test]
     fn a_key_priced_once_is_priced_under_every_allocator() {
         let mut k = KeyAllocations::new(Allocator::Jemalloc16);
-        // Requests of 20 (×2), 100, and more distinct sizes than are kept in place.
+        // Requests of 20 (×2), 100, more distinct sizes, and one past the histogram.
         let mut priced = k.class(20) + k.class(20) + k.class(100);
         for n in 30..40 {
             priced += k.class(n);
         }
+        priced += k.class(5000);
         priced += k.walked(ByAllocator([10, 20, 30]));
         priced -= k.taken_back(ByAllocator([1, 2, 3]));
         k.finish(priced + 56);
         assert_eq!(used_under(&k, Allocator::Jemalloc16), priced + 56);
         for a in Allocator::ALL {
             let mut expected = 2 * a.class(20) + a.class(100) + 56;
-            expected += (30..40).map(|n| a.class(n)).sum::<u64>();
+            expected += (30..40).map(|n| a.class(n)).sum::<u64>() + a.class(5000);
             expected += [10, 20, 30][a.index()] - [1, 2, 3][a.index()];
             assert_eq!(used_under(&k, a), expected, "{}", a.name());
+        }
+    }
+
+    #[test]
+    fn buckets_keep_every_class() {
+        for n in 0..crate::model::calibration::HISTOGRAM_SIZES {
+            let b = bucket(n).unwrap() as u64 * 8;
+            for a in Allocator::ALL {
+                assert_eq!(a.class(n), a.class(b), "{} bytes under {}", n, a.name());
+            }
         }
     }
 }

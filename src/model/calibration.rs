@@ -9,6 +9,7 @@
 //! add what each depth would save. So the whole dump's evidence, not a sample's, tells the
 //! candidates apart, for a few additions a key.
 
+use super::allocations::KeyAllocations;
 use super::allocator::{Allocator, ByAllocator};
 use super::key_stats::KeyStats;
 use super::memory::KEYSPACE_ENTRY;
@@ -18,8 +19,26 @@ use std::ops::AddAssign;
 /// from 3 by a few nodes a list; `--config-set list-compress-depth=N` names one.
 pub const DEPTH_CANDIDATES: u64 = 4;
 
-/// Request sizes counted one by one; larger requests are priced under every candidate.
-pub const HISTOGRAM_SIZES: usize = 1024;
+/// Requests below this size are counted in the histogram; larger ones are priced under
+/// every candidate as they come.
+pub const HISTOGRAM_SIZES: u64 = 1024;
+
+/// The histogram's buckets: 8 bytes each, as every candidate's size classes below
+/// [`HISTOGRAM_SIZES`] end on a multiple of 8, so all the sizes of a bucket fall in the
+/// same class under each of them (`buckets_keep_every_class` checks it). 1 KiB of counts:
+/// cheap to clear for each chunk of keys.
+pub const HISTOGRAM_BUCKETS: usize = (HISTOGRAM_SIZES / 8) as usize + 1;
+
+/// The bucket of a request of `n` bytes, below [`HISTOGRAM_SIZES`].
+#[inline]
+pub fn bucket(n: u64) -> Option<usize> {
+    (n < HISTOGRAM_SIZES).then(|| (n.div_ceil(8)) as usize)
+}
+
+/// The largest size of bucket `b`: what its requests are priced as.
+fn bucket_size(b: usize) -> u64 {
+    b as u64 * 8
+}
 
 /// Σ over keys of their allocations, by request size: `used_memory` under every candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +47,7 @@ pub struct UsedMemorySums {
     /// Keys with a TTL: each has an expires entry beside its keyspace entry.
     expires: u64,
     /// Requests by size (negative: allocations a key's model took back).
-    requests: Box<[i64; HISTOGRAM_SIZES]>,
+    requests: [i64; HISTOGRAM_BUCKETS],
     /// Larger requests and the walks' sums under every candidate ...
     under_each: [i64; 3],
     /// ... and what no allocator rounds.
@@ -44,7 +63,7 @@ impl Default for UsedMemorySums {
         UsedMemorySums {
             keys: 0,
             expires: 0,
-            requests: Box::new([0; HISTOGRAM_SIZES]),
+            requests: [0; HISTOGRAM_BUCKETS],
             under_each: [0; 3],
             unrounded: 0,
             priced_saving: ByAllocator::default(),
@@ -54,33 +73,32 @@ impl Default for UsedMemorySums {
 }
 
 impl UsedMemorySums {
-    /// A key priced at `list-compress-depth` `depth`.
+    /// A key priced at `list-compress-depth` `depth` (its allocations are taken with the
+    /// others' by [`UsedMemorySums::take`]).
     #[inline]
     pub fn add(&mut self, key: &KeyStats<'_>, depth: u64) {
         self.keys += 1;
         self.expires += u64::from(key.expiry_ms.is_some());
-        let allocations = &key.allocations;
-        self.unrounded += allocations.unrounded();
-        for &(size, count) in allocations.requests() {
-            match self.requests.get_mut(size as usize) {
-                Some(c) => *c += count,
-                None => {
-                    let classes = Allocator::classes(size);
-                    for (e, c) in self.under_each.iter_mut().zip(classes.0) {
-                        *e += c as i64 * count;
-                    }
-                }
-            }
-        }
-        if let Some(each) = allocations.under_each() {
-            for (e, k) in self.under_each.iter_mut().zip(each) {
-                *e += k;
-            }
-        }
         let compression = &key.memory.list_compression;
         if !compression.is_empty() {
             self.add_savings(key, depth);
         }
+    }
+
+    /// Takes what the keys priced since the last take requested, leaving `allocations`
+    /// empty: once a chunk of keys.
+    pub fn take(&mut self, allocations: &mut KeyAllocations) {
+        for (c, o) in self
+            .requests
+            .iter_mut()
+            .zip(allocations.requests.iter_mut())
+        {
+            *c += std::mem::take(o);
+        }
+        for (e, o) in self.under_each.iter_mut().zip(&mut allocations.under_each) {
+            *e += std::mem::take(o);
+        }
+        self.unrounded += std::mem::take(&mut allocations.unrounded);
     }
 
     /// What a list's compressed nodes save at each depth: out of line, few keys have any.
@@ -102,9 +120,9 @@ impl UsedMemorySums {
         for (p, a) in priced.iter_mut().zip(Allocator::ALL) {
             *p += entries * (a.class(KEYSPACE_ENTRY) - KEYSPACE_ENTRY) as i64;
         }
-        for (size, &count) in self.requests.iter().enumerate() {
+        for (b, &count) in self.requests.iter().enumerate() {
             if count != 0 {
-                let classes = Allocator::classes(size as u64);
+                let classes = Allocator::classes(bucket_size(b));
                 for (p, c) in priced.iter_mut().zip(classes.0) {
                     *p = p.saturating_add((c as i64).saturating_mul(count));
                 }

@@ -540,6 +540,9 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     let (mut head_sums, mut tail_sums) = (UsedMemorySums::default(), UsedMemorySums::default());
     let mut dbs: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     for (i, record) in records.iter().enumerate() {
+        if i == tail {
+            head_sums.take(&mut stats.allocations);
+        }
         stats.read(record, &profile, &mut scratch).ok()?;
         let sums = if i < tail {
             &mut head_sums
@@ -551,6 +554,7 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
         db.0 += 1;
         db.1 += u64::from(record.expire_ms.is_some());
     }
+    tail_sums.take(&mut stats.allocations);
     let last = records.last()?;
     let end = last.offset + last.serialized_bytes;
     // The trailer: the EOF opcode and the checksum.

@@ -183,6 +183,7 @@ where
             continue;
         }
         if let Err(e) = key.read(record, profile, &mut scratch) {
+            used_memory.take(&mut key.allocations);
             return Folded {
                 value,
                 used_memory,
@@ -196,6 +197,7 @@ where
             K::add(&mut local, &mut part, &key);
         }
     }
+    used_memory.take(&mut key.allocations);
     Folded {
         value,
         used_memory,
