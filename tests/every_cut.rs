@@ -301,3 +301,36 @@ fn filters_that_match_nothing_say_so() {
     let o = rdbscope(&["report", "--db", "3", dump]);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("matched no key"));
 }
+
+/// A prefix table below depth 1 says how many keys have too few segments to be in it: its
+/// rows and that count make the depth-1 table's keys, on every fixture.
+#[test]
+fn a_deeper_prefix_table_says_which_keys_it_leaves_out() {
+    let mut said = 0;
+    for dump in fixtures() {
+        let dump = dump.to_str().unwrap();
+        let table = stdout(&rdbscope(&[
+            "prefixes", "--depth", "2", "-n", "5", "-q", dump,
+        ]));
+        let sums = table_keys(&table);
+        let depth = |d: &str| {
+            sums.iter()
+                .find(|(t, _)| t.starts_with(&format!("Prefixes, depth {d} ")))
+                .map(|(_, &k)| k)
+        };
+        let (Some(one), Some(two)) = (depth("1"), depth("2")) else {
+            continue;
+        };
+        let left_out: u64 = table
+            .lines()
+            .find(|l| l.ends_with("in no depth-2 prefix"))
+            .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+            .unwrap_or(0);
+        assert_eq!(two + left_out, one, "{dump}\n{table}");
+        said += u64::from(left_out > 0);
+    }
+    assert!(
+        said > 0,
+        "no fixture has keys of too few segments for depth 2"
+    );
+}

@@ -245,6 +245,15 @@ pub fn group_section(
     out.push('\n');
 }
 
+/// Keys and memory a table counts: its rows and `(other)`.
+fn table_total(t: &GroupTable) -> (u64, u64) {
+    let rows = t.rows_top(SortBy::Memory, 0);
+    rows.iter()
+        .fold((t.other().keys, t.other().memory_bytes), |(k, m), r| {
+            (k + r.stats.keys, m + r.stats.memory_bytes)
+        })
+}
+
 /// One table per depth.
 pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole) {
     let delimiter = escape_key(p.delimiter());
@@ -253,6 +262,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
     } else {
         format!(" below {:?}", escape_key(p.under()))
     };
+    let depth_one = p.tables().first().map(table_total);
     for (i, t) in p.tables().iter().enumerate() {
         let title = format!("Prefixes, depth {}{below} (delimiter {delimiter:?})", i + 1);
         if t.is_empty() && !t.overflowed() {
@@ -261,8 +271,24 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
                 plural(i as u64 + 1, "segment")
             )));
             out.push('\n');
-        } else {
-            group_section(out, &title, "prefix", t, view, whole);
+            continue;
+        }
+        group_section(out, &title, "prefix", t, view, whole);
+        // A table below depth 1 leaves out the keys with too few segments to have a prefix
+        // that deep: said, so that its rows are not read as every key's.
+        let (keys, memory) = table_total(t);
+        let short = depth_one.map(|(k, m)| (k.saturating_sub(keys), m.saturating_sub(memory)));
+        if let Some((keys, memory)) = short.filter(|&(k, _)| i > 0 && k > 0) {
+            out.push_str(&wrap(&format!(
+                "{} ({}) {} {} or fewer{below} and {} in no depth-{} prefix",
+                plural(keys, "key"),
+                bytes(memory),
+                if keys == 1 { "has" } else { "have" },
+                plural(i as u64 + 1, "segment"),
+                if keys == 1 { "is" } else { "are" },
+                i + 1
+            )));
+            out.push('\n');
         }
     }
     let none = p.no_delimiter();
