@@ -177,7 +177,10 @@ impl<'data> KeyStats<'data> {
             .map(|(at, now)| at.saturating_sub(now).div_euclid(1000));
         self.idle_s = record.idle_s;
         self.lfu_freq = record.lfu_freq;
-        let used = self.used_memory(profile);
+        let used = match memory::may_have_gap(encoding) {
+            true => self.used_memory(profile),
+            false => self.memory_bytes,
+        };
         self.allocations.finish(used);
         Ok(())
     }

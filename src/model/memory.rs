@@ -254,6 +254,20 @@ pub fn shares_integers(profile: &ServerProfile, has_idle_or_freq: bool) -> bool 
 /// The integers a server shares: 0 to 9,999 (`OBJ_SHARED_INTEGERS`).
 pub const SHARED_INTEGERS: std::ops::Range<i64> = 0..10_000;
 
+/// Whether [`used_memory_gap`] can be other than 0 for a key of `encoding`: most keys
+/// (strings, compact collections) skip it.
+#[inline]
+pub fn may_have_gap(encoding: Encoding) -> bool {
+    matches!(
+        encoding,
+        Encoding::Hashtable
+            | Encoding::Skiplist
+            | Encoding::Quicklist
+            | Encoding::Int
+            | Encoding::Stream
+    )
+}
+
 /// What `used_memory` holds for a key's value beyond its `MEMORY USAGE` (negative: less):
 /// * `objectComputeSize` counts dict entries, dicts and quicklist nodes at `sizeof` (24,
 ///   56, 40 bytes), jemalloc hands out their size class (32, 64, 48 with a 16-byte
