@@ -123,12 +123,12 @@ impl TtlKeyHashes {
         }
     }
 
-    #[inline]
     /// None kept yet, with the same settings.
     pub fn like(&self) -> Self {
         TtlKeyHashes::new(self.with_ttl, self.cap)
     }
 
+    #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         if self.overflowed || k.expiry_ms.is_some() != self.with_ttl {
             return;

@@ -214,43 +214,6 @@ impl KeyRules {
     pub fn merge_small_strings(&mut self, strings: SmallStrings) {
         self.strings += strings.table;
     }
-}
-
-/// Small string keys by pattern for type.strings-as-hash, as a chunk of the file fills
-/// them: a heavy-hitter table, so merged in file order ([`KeyRules::merge_small_strings`]).
-pub struct SmallStrings {
-    config: Arc<LintConfig>,
-    table: GroupTable,
-    /// The pattern being built, reused from key to key.
-    pattern: Vec<u8>,
-}
-
-impl SmallStrings {
-    /// Adds `k` if it is a small string; `pattern` is its pattern under the lint's
-    /// delimiter when the caller has built it already.
-    pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
-        let config = &*self.config;
-        let length = k.length().unwrap_or(0);
-        if k.redis_type == RedisType::String
-            && config.enabled(Rule::TypeStringsAsHash)
-            && length <= config.thresholds.strings_as_hash_value_bytes
-        {
-            let key = &*k.key;
-            let pattern = match pattern {
-                Some(p) => p,
-                None => {
-                    pattern_of(key, &config.delimiter, &mut self.pattern);
-                    &self.pattern
-                }
-            };
-            if field_of(pattern, &config.delimiter).is_some() {
-                self.table.add_counting(pattern, k, length);
-            }
-        }
-    }
-}
-
-impl KeyRules {
     /// (value, threshold) when the string is a JSON object or array over the byte
     /// threshold, or an array over the item threshold. Only strings long enough to break
     /// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
@@ -393,6 +356,40 @@ impl KeyRules {
                 .saturating_add(compact),
         );
         Some((value, limit, saving))
+    }
+}
+
+/// Small string keys by pattern for type.strings-as-hash, as a chunk of the file fills
+/// them: a heavy-hitter table, so merged in file order ([`KeyRules::merge_small_strings`]).
+pub struct SmallStrings {
+    config: Arc<LintConfig>,
+    table: GroupTable,
+    /// The pattern being built, reused from key to key.
+    pattern: Vec<u8>,
+}
+
+impl SmallStrings {
+    /// Adds `k` if it is a small string; `pattern` is its pattern under the lint's
+    /// delimiter when the caller has built it already.
+    pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
+        let config = &*self.config;
+        let length = k.length().unwrap_or(0);
+        if k.redis_type == RedisType::String
+            && config.enabled(Rule::TypeStringsAsHash)
+            && length <= config.thresholds.strings_as_hash_value_bytes
+        {
+            let key = &*k.key;
+            let pattern = match pattern {
+                Some(p) => p,
+                None => {
+                    pattern_of(key, &config.delimiter, &mut self.pattern);
+                    &self.pattern
+                }
+            };
+            if field_of(pattern, &config.delimiter).is_some() {
+                self.table.add_counting(pattern, k, length);
+            }
+        }
     }
 }
 

@@ -4,10 +4,10 @@
 //! An RDB file has no index, so scanning is sequential; analysing a key (walking its
 //! value, modelling its encoding and memory, rendering or aggregating) is not. While the
 //! pool folds batch N in chunks, one side of the join hands batch N-1's chunk values to
-//! the caller (who may write hundreds of megabytes of rows, and merges what depends on the
-//! order keys come in) and then scans batch N+1. Chunk values reach the caller in file
-//! order, so streamed rows keep the dump's order and what the caller merges from them is
-//! the same whatever the threads. A chunk is a fixed run of the dump's records
+//! the caller (who may write hundreds of megabytes of rows) and then scans batch N+1,
+//! while a task on the pool merges batch N-1's parts ([`Aggregating::merge`]). Both go in
+//! file order, so streamed rows keep the dump's order and what depends on the order keys
+//! come in is the same whatever the threads: a chunk is a fixed run of the dump's records
 //! ([`CHUNK`] of them), whatever `--threads` is. A batch holding a damaged value is handed
 //! over at once and ends the pass.
 
@@ -105,11 +105,10 @@ pub struct Pass {
     pub used_memory: UsedMemorySums,
 }
 
-struct Folded<T, P> {
+struct Folded<T> {
     value: T,
+    /// What the chunk's keys add to `used_memory` under every candidate.
     used_memory: UsedMemorySums,
-    /// What the chunk's keys fill of what depends on the order keys come in.
-    part: P,
     /// Index in the chunk of the key whose value is damaged, and why.
     failure: Option<(usize, DecodeError)>,
 }
@@ -164,7 +163,7 @@ fn fold_chunk<T, I, F, K>(
     filter: &KeyFilter,
     folding: &Folding<I, F>,
     aggregating: &K,
-) -> Folded<T, K::Part>
+) -> (Folded<T>, K::Part)
 where
     I: Fn() -> T + Sync,
     F: Fn(&mut T, &KeyStats<'_>) + Sync,
@@ -184,12 +183,15 @@ where
         }
         if let Err(e) = key.read(record, profile, &mut scratch) {
             used_memory.take(&mut key.allocations);
-            return Folded {
-                value,
-                used_memory,
+            let failure = Some((i, e));
+            return (
+                Folded {
+                    value,
+                    used_memory,
+                    failure,
+                },
                 part,
-                failure: Some((i, e)),
-            };
+            );
         }
         used_memory.add(&key, profile.limits.list_compress_depth);
         if filter.keeps(key.memory_bytes) {
@@ -198,12 +200,15 @@ where
         }
     }
     used_memory.take(&mut key.allocations);
-    Folded {
-        value,
-        used_memory,
+    let failure = None;
+    (
+        Folded {
+            value,
+            used_memory,
+            failure,
+        },
         part,
-        failure: None,
-    }
+    )
 }
 
 /// The batch whose folded chunks go to `consume` next, and the batches before it.
@@ -233,7 +238,7 @@ impl<'data> Handover<'data> {
     /// including the partial chunk before a damaged value, which ends the pass.
     fn hand_over<T>(
         &mut self,
-        chunks: Vec<Folded<T, ()>>,
+        chunks: Vec<Folded<T>>,
         consume: &mut impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<Option<Damage>> {
         let count = chunks.len();
@@ -274,28 +279,6 @@ fn owned_key(record: &KeyRecord<'_>) -> (u64, Vec<u8>) {
     )
 }
 
-/// Takes the parts out of `chunks`, those after a damaged value dropped.
-fn split_parts<T, P>(chunks: Vec<Folded<T, P>>) -> (Vec<Folded<T, ()>>, Vec<P>) {
-    let mut parts = Vec::with_capacity(chunks.len());
-    let mut damaged = false;
-    let values = chunks
-        .into_iter()
-        .map(|c| {
-            if !damaged {
-                parts.push(c.part);
-            }
-            damaged |= c.failure.is_some();
-            Folded {
-                value: c.value,
-                used_memory: c.used_memory,
-                part: (),
-                failure: c.failure,
-            }
-        })
-        .collect();
-    (values, parts)
-}
-
 /// Analyses every key of `dump` that passes the filter. `folding.fold` runs on the pool
 /// over chunks of keys, each into a fresh `folding.init()`; `consume` receives the chunk
 /// values in file order (including the partial chunk before a damaged value);
@@ -332,7 +315,7 @@ where
             // join, and whose parts (`to_merge`) are merged on the pool beside the folding.
             let mut ahead = Vec::with_capacity(BATCH);
             let mut current = Vec::with_capacity(BATCH);
-            let mut to_hand: Vec<Folded<T, ()>> = Vec::new();
+            let mut to_hand: Vec<Folded<T>> = Vec::new();
             let mut to_merge: Vec<K::Part> = Vec::new();
             let mut limit = KeyLimit {
                 left: options.key_limit,
@@ -342,7 +325,7 @@ where
             let mut profile = scan.profile();
             while let (false, Some(p)) = (current.is_empty(), profile) {
                 let p = options.overrides.apply(p);
-                let (handed, (chunks, ())) = rayon::join(
+                let (handed, ((values, mut parts), ())) = rayon::join(
                     || -> io::Result<(Option<Damage>, bool)> {
                         let damage =
                             handover.hand_over(std::mem::take(&mut to_hand), &mut consume)?;
@@ -364,7 +347,7 @@ where
                                             aggregating,
                                         )
                                     })
-                                    .collect::<Vec<_>>()
+                                    .unzip::<_, _, Vec<_>, Vec<_>>()
                             },
                             || merge_all(std::mem::take(&mut to_merge)),
                         )
@@ -378,9 +361,10 @@ where
                 }
                 more = scanned_more;
                 std::mem::swap(&mut handover.records, &mut current);
-                let (values, parts) = split_parts(chunks);
-                if values.iter().any(|c| c.failure.is_some()) {
-                    // Stop at the damage: no later batch is folded.
+                if let Some(at) = values.iter().position(|c| c.failure.is_some()) {
+                    // Stop at the damage: no later batch is folded, and no part after it
+                    // merged.
+                    parts.truncate(at + 1);
                     merge_all(parts);
                     return handover.hand_over(values, &mut consume);
                 }

@@ -165,7 +165,7 @@ pub fn more_rows(n: usize) -> String {
 
 /// The heaviest `rows` groups of `t`, then a row adding up the groups not shown and
 /// `(other)` when names were dropped, with their shares of `whole`; rows that may fall short of the truth get an `error ≤` column and a
-/// footnote saying what it means.
+/// footnote saying what it means. Returns what all the rows and `(other)` add up to.
 pub fn group_section(
     out: &mut String,
     title: &str,
@@ -173,7 +173,7 @@ pub fn group_section(
     t: &GroupTable,
     view: View,
     whole: Whole,
-) {
+) -> GroupStats {
     let mut shown = t.rows_top(view.sort, view.rows);
     let rest = shown.split_off(view.rows.min(shown.len()));
     let bounded = shown.iter().any(|r| r.error != ErrorBound::default());
@@ -206,7 +206,9 @@ pub fn group_section(
             format!("+{}, +{}", plural(e.keys, "key"), bytes(e.memory_bytes))
         }
     };
+    let mut all = t.other().clone();
     for r in &shown {
+        all += r.stats;
         let mut row = group_row(name(r.name), r.stats, whole);
         if bounded {
             row.push(error(r.error));
@@ -218,6 +220,7 @@ pub fn group_section(
         for r in &rest {
             more += r.stats;
         }
+        all += &more;
         let mut row = group_row(more_rows(rest.len()), &more, whole);
         if bounded {
             row.push(String::new());
@@ -243,15 +246,7 @@ pub fn group_section(
         ));
     }
     out.push('\n');
-}
-
-/// Keys and memory a table counts: its rows and `(other)`.
-fn table_total(t: &GroupTable) -> (u64, u64) {
-    let rows = t.rows_top(SortBy::Memory, 0);
-    rows.iter()
-        .fold((t.other().keys, t.other().memory_bytes), |(k, m), r| {
-            (k + r.stats.keys, m + r.stats.memory_bytes)
-        })
+    all
 }
 
 /// One table per depth.
@@ -262,7 +257,8 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
     } else {
         format!(" below {:?}", escape_key(p.under()))
     };
-    let depth_one = p.tables().first().map(table_total);
+    // What the depth-1 table counts: every key holding the delimiter.
+    let mut depth_one = GroupStats::default();
     for (i, t) in p.tables().iter().enumerate() {
         let title = format!("Prefixes, depth {}{below} (delimiter {delimiter:?})", i + 1);
         if t.is_empty() && !t.overflowed() {
@@ -273,12 +269,16 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
             out.push('\n');
             continue;
         }
-        group_section(out, &title, "prefix", t, view, whole);
+        let counted = group_section(out, &title, "prefix", t, view, whole);
+        if i == 0 {
+            depth_one = counted;
+            continue;
+        }
         // A table below depth 1 leaves out the keys with too few segments to have a prefix
         // that deep: said, so that its rows are not read as every key's.
-        let (keys, memory) = table_total(t);
-        let short = depth_one.map(|(k, m)| (k.saturating_sub(keys), m.saturating_sub(memory)));
-        if let Some((keys, memory)) = short.filter(|&(k, _)| i > 0 && k > 0) {
+        let keys = depth_one.keys.saturating_sub(counted.keys);
+        let memory = depth_one.memory_bytes.saturating_sub(counted.memory_bytes);
+        if keys > 0 {
             out.push_str(&wrap(&format!(
                 "{} ({}) {} {} or fewer{below} and {} in no depth-{} prefix",
                 plural(keys, "key"),
