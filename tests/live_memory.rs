@@ -53,7 +53,14 @@ const P95_BOUND: f64 = 0.05;
 /// glibc-malloc server's crafted keys: a 40-byte string object in a 56-byte chunk.
 const GLIBC_MAX_BOUND: f64 = 0.30;
 const MAX_BOUND: f64 = 0.25;
-const TOTAL_BOUND: f64 = 0.03;
+/// The model of `used_memory` (`rdbscope info`'s `memory.total_bytes`: the keys as the
+/// server holds them and the per-db tables) against `used_memory − used_memory_startup`:
+/// within 0.5 % on jemalloc builds, 1 % on glibc ones, whose heap history moves usable
+/// sizes.
+const DATASET_BOUND: f64 = 0.005;
+const GLIBC_DATASET_BOUND: f64 = 0.01;
+/// Σ `memory_bytes` against Σ `MEMORY USAGE`.
+const SUM_BOUND: f64 = 0.02;
 
 fn table_wanted() -> bool {
     std::env::var_os("RDBSCOPE_MEMORY_TABLE").is_some_and(|v| !v.is_empty() && v != "0")
@@ -447,7 +454,7 @@ impl Fill<'_> {
     }
 }
 
-/// db 0: the crafted keys; db 1: ~200k small strings, some with a TTL.
+/// db 0: the crafted keys; db 1: ~220k strings, some with a TTL.
 fn populate(c: &mut Conn) {
     c.ok(cmd!["SELECT", "0"]);
     let mut fill = Fill {
@@ -468,6 +475,8 @@ fn populate(c: &mut Conn) {
     c.ok(cmd!["DEBUG", "POPULATE", "120000"]); // key:N = value:N (embstr)
     c.ok(cmd!["DEBUG", "POPULATE", "50000", "pop20", "20"]); // embstr of 20 bytes
     c.ok(cmd!["DEBUG", "POPULATE", "30000", "pop100", "100"]); // raw of 100 bytes
+    // Raw of 300 bytes: ≥ 50 MB of data on every server.
+    c.ok(cmd!["DEBUG", "POPULATE", "20000", "pop300", "300"]);
     for _ in 0..20_000 {
         let key = format!("key:{}", rng.range(0, 119_999));
         let ms = rng.range(3_600_000, 48 * 3_600_000).to_string();
@@ -795,6 +804,9 @@ fn check_live_server(
     let started = Instant::now();
     {
         let mut c = server.connect();
+        // The server's latency histograms (one per command run, ~25 KB each) are in
+        // `used_memory` and not in any key; the dump cannot tell them.
+        c.ok(cmd!["CONFIG", "SET", "latency-tracking", "no"]);
         populate(&mut c);
     }
     eprintln!("populated in {:.1?}", started.elapsed());
@@ -860,10 +872,10 @@ fn check_live_server(
         "{}",
         info_json["allocator"]
     );
-    let max_bound = if allocator == "libc" {
-        GLIBC_MAX_BOUND
+    let (max_bound, dataset_bound) = if allocator == "libc" {
+        (GLIBC_MAX_BOUND, GLIBC_DATASET_BOUND)
     } else {
-        MAX_BOUND
+        (MAX_BOUND, DATASET_BOUND)
     };
     let total = info_json["memory"]["total_bytes"]
         .as_u64()
@@ -931,6 +943,10 @@ fn check_live_server(
     let crafted = stats(samples.iter().filter(|s| s.id.0 == 0));
     let all = stats(samples.iter());
     let total_error = (total as f64 - dataset as f64) / dataset as f64;
+    let (ours_sum, server_sum) = samples
+        .iter()
+        .fold((0u64, 0u64), |(o, s), x| (o + x.ours, s + x.server));
+    let sum_error = (ours_sum as f64 - server_sum as f64) / server_sum as f64;
     for s in samples.iter().filter(|s| s.our_encoding.is_some()) {
         problems.push(format!("encoding differs: {}", s.describe()));
     }
@@ -942,6 +958,10 @@ fn check_live_server(
             "dataset: rdbscope info memory.total_bytes {total}, used_memory {used} - \
              used_memory_startup {startup} = {dataset} ({:+.2}%)",
             total_error * 100.0
+        ),
+        format!(
+            "Σ memory_bytes {ours_sum}, Σ MEMORY USAGE {server_sum} ({:+.2}%)",
+            sum_error * 100.0
         ),
     ];
     let mut by_encoding: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
@@ -964,16 +984,18 @@ fn check_live_server(
     let ok = problems.is_empty()
         && crafted.within_bounds(P95_BOUND, max_bound)
         && all.within_bounds(P95_BOUND, max_bound)
-        && total_error.abs() <= TOTAL_BOUND;
+        && total_error.abs() <= dataset_bound
+        && sum_error.abs() <= SUM_BOUND;
     eprintln!("done in {:.1?}", started.elapsed());
     assert!(
         ok,
         "memory model out of bounds (median ≤ {}%, p95 ≤ {}% (crafted keys and all), max ≤ {}%, \
-         dataset ≤ {}%)\n{}\n{}\n{} keys over {}%:\n{}",
+         dataset ≤ {}%, Σ ≤ {}%)\n{}\n{}\n{} keys over {}%:\n{}",
         MEDIAN_BOUND * 100.0,
         P95_BOUND * 100.0,
         max_bound * 100.0,
-        TOTAL_BOUND * 100.0,
+        dataset_bound * 100.0,
+        SUM_BOUND * 100.0,
         problems.join("\n"),
         report.join("\n"),
         worst.len(),

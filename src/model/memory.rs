@@ -200,7 +200,7 @@ pub fn db_overhead(profile: &ServerProfile, keys: u64, expires: u64) -> u64 {
             if n == 0 {
                 0
             } else {
-                valkey_hashtable(0, n, TableGrowth::Presized)
+                valkey_hashtable(0, n, TableGrowth::Rehashed)
             }
         };
         return table(keys) + table(expires);
@@ -405,8 +405,7 @@ impl KeyShape {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum TableGrowth {
     /// Sized once for its entries, as ZADD and SADD create a sorted set or set for all
-    /// the members of the command, and as loading a dump does (the keyspace too: the
-    /// cron rehashes it to completion).
+    /// the members of the command, and as loading a dump does.
     Presized,
     /// Grown one insert at a time, as HSET and SADD convert a listpack: doubled when an
     /// insert finds it over 100 % full, then rehashed one old bucket per insert, so a
@@ -416,6 +415,11 @@ enum TableGrowth {
     /// Which way a table came to be is not in the dump: a set grown by single SADDs is
     /// sized this way.
     ByInserts,
+    /// Grown one insert at a time and rehashed to completion by the server's cron, as a
+    /// master's keyspace and expires tables are: the fewest buckets holding 7 entries
+    /// each. (A server fresh from loading a dump holds them presized, up to twice the
+    /// buckets.)
+    Rehashed,
 }
 
 /// Valkey's `hashtable` of `n` entries: 64-byte buckets of 7 entries (the last slot of a
@@ -433,6 +437,7 @@ fn valkey_hashtable(header: u64, n: u64, growth: TableGrowth) -> u64 {
             let buckets = n.div_ceil(7).next_power_of_two();
             (buckets, buckets / 2)
         }
+        TableGrowth::Rehashed => (n.div_ceil(7).next_power_of_two(), 0),
     };
     // Rehashing while the table doubled at most `old` inserts ago: one old bucket moved per
     // insert since, the others still full (7 entries each).
@@ -481,7 +486,9 @@ fn valkey_value_memory(
     key: KeyShape,
 ) -> u64 {
     let n = s.elements.unwrap_or(0);
-    let object = p.class(ROBJ + key.expiry_field() + key.embedded());
+    // Requested only where the value is not embedded in it: a request the figure does not
+    // hold would be priced under every candidate (see `KeyAllocations`).
+    let object = |p: &mut KeyAllocations| p.class(ROBJ + key.expiry_field() + key.embedded());
     // Valkey 9's hashtable struct is 8 bytes longer, and a hash's carries 8 of metadata.
     let table = if profile.valkey_9() { 80 } else { 72 };
     match encoding {
@@ -501,8 +508,8 @@ fn valkey_value_memory(
                 p.class(bytes)
             }
         }
-        Encoding::Int => object,
-        Encoding::Raw if vt.redis_type() == RedisType::String => object + p.sds(n),
+        Encoding::Int => object(p),
+        Encoding::Raw if vt.redis_type() == RedisType::String => object(p) + p.sds(n),
         Encoding::Hashtable if vt.redis_type() == RedisType::Set => {
             // A set past the listpack limit was most likely created whole: by one SADD of
             // its members (presized for the command's count) or by loading a dump. A
@@ -512,11 +519,11 @@ fn valkey_value_memory(
             } else {
                 TableGrowth::ByInserts
             };
-            object + valkey_hashtable(table, n, growth) + p.walked(m.member_sds)
+            object(p) + valkey_hashtable(table, n, growth) + p.walked(m.member_sds)
         }
         Encoding::Hashtable => {
             let table = if profile.valkey_9() { table + 8 } else { table };
-            object
+            object(p)
                 + valkey_hashtable(table, n, TableGrowth::ByInserts)
                 + p.walked(m.valkey_hash_entries)
         }
@@ -524,7 +531,7 @@ fn valkey_value_memory(
             if profile.valkey_9() {
                 // The zset struct, the skiplist with its 32-level header node inline, and
                 // the nodes, which hold the members.
-                object
+                object(p)
                     + ZSET
                     + VALKEY9_ZSKIPLIST
                     + valkey_hashtable(table, n, TableGrowth::Presized)
@@ -533,7 +540,7 @@ fn valkey_value_memory(
                             .map(|_, millis| millis.div_ceil(1000)),
                     )
             } else {
-                object
+                object(p)
                     + ZSET
                     + ZSKIPLIST
                     + valkey_hashtable(table, n, TableGrowth::Presized)
@@ -554,7 +561,7 @@ fn valkey_value_memory(
         | Encoding::Listpackex
         | Encoding::Zipmap
         | Encoding::Stream
-        | Encoding::SlicedArray => object - ROBJ + value_memory(profile, p, vt, encoding, s, m),
+        | Encoding::SlicedArray => object(p) - ROBJ + value_memory(profile, p, vt, encoding, s, m),
     }
 }
 

@@ -661,3 +661,72 @@ pub fn reconsider(
     }
     Some(whole)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key of `data` priced under `allocator`: the candidates' totals.
+    fn totals_priced_under(data: &[u8], allocator: Allocator) -> UsedMemoryTotals {
+        let mut scan = DumpScan::new(data);
+        let (mut sums, mut stats, mut scratch) = (
+            UsedMemorySums::default(),
+            KeyStats::new(),
+            Scratch::default(),
+        );
+        let mut batch = Vec::new();
+        loop {
+            let more = scan.next_batch(&mut batch, 256);
+            let Some(mut profile) = scan.profile() else {
+                break;
+            };
+            profile.allocator = allocator;
+            let depth = profile.limits.list_compress_depth;
+            for record in batch.drain(..) {
+                if stats.read(&record, &profile, &mut scratch).is_ok() {
+                    sums.add(&stats, depth);
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+        sums.take(&mut stats.allocations);
+        sums.totals()
+    }
+
+    /// What a key's model requests is what its figure holds: whichever allocator the keys
+    /// were priced under (the first guess), every candidate's total comes out the same.
+    #[test]
+    fn the_candidates_do_not_depend_on_the_allocator_priced_under() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut dumps = 0;
+        for dir in ["real", "modern"] {
+            for entry in std::fs::read_dir(root.join(dir)).expect("testdata") {
+                let path = entry.expect("entry").path();
+                if path.extension().is_none_or(|e| e != "rdb") {
+                    continue;
+                }
+                let data = std::fs::read(&path).expect("dump");
+                let each = Allocator::ALL.map(|a| totals_priced_under(&data, a));
+                for (a, totals) in Allocator::ALL.iter().zip(&each) {
+                    for candidate in Allocator::ALL {
+                        for depth in (0..DEPTH_CANDIDATES).map(Some).chain([None]) {
+                            assert_eq!(
+                                totals.used(candidate, depth),
+                                each[0].used(candidate, depth),
+                                "{}: {} at depth {depth:?}, priced under {} and {}",
+                                path.display(),
+                                candidate.name(),
+                                a.name(),
+                                Allocator::ALL[0].name()
+                            );
+                        }
+                    }
+                }
+                dumps += 1;
+            }
+        }
+        assert!(dumps >= 20, "{dumps} dumps");
+    }
+}
