@@ -475,7 +475,7 @@ fn populate(c: &mut Conn) {
     c.ok(cmd!["DEBUG", "POPULATE", "120000"]); // key:N = value:N (embstr)
     c.ok(cmd!["DEBUG", "POPULATE", "50000", "pop20", "20"]); // embstr of 20 bytes
     c.ok(cmd!["DEBUG", "POPULATE", "30000", "pop100", "100"]); // raw of 100 bytes
-    // Raw of 300 bytes: ≥ 50 MB of data on every server.
+                                                               // Raw of 300 bytes: ≥ 50 MB of data on every server.
     c.ok(cmd!["DEBUG", "POPULATE", "20000", "pop300", "300"]);
     for _ in 0..20_000 {
         let key = format!("key:{}", rng.range(0, 119_999));

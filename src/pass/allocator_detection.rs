@@ -183,7 +183,8 @@ impl AllocatorChoice {
         let mut s = format!("{} ({}", self.allocator.name(), self.chosen_by.name());
         if let (Some(margin), Some(uncertainty)) = (self.margin_bytes, self.uncertainty_bytes) {
             s.push_str(&format!(
-                ": margin {} against an uncertainty of {}",
+                ": the runner-up leaves {} more of used-mem unexplained, beyond a window of {} \
+                 for what the dump cannot tell",
                 mb(margin),
                 mb(uncertainty)
             ));
@@ -477,9 +478,13 @@ fn ambiguity_note(
         ));
     }
     if let Some(d) = depth.filter(|d| d.chosen_by == ChosenBy::Ambiguous) {
+        let subject = if parts.is_empty() {
+            "used-mem cannot tell the list-compress-depth"
+        } else {
+            "nor the list-compress-depth"
+        };
         parts.push(format!(
-            "nor the list-compress-depth: {} assumed, --config-set list-compress-depth=N \
-             settles it",
+            "{subject}: {} assumed, --config-set list-compress-depth=N settles it",
             d.depth
         ));
     }
