@@ -120,6 +120,17 @@ fn check_depth(depth: u64) {
     let info: Value =
         serde_json::from_slice(&rdbscope(&["info", "--format", "json"], &dump)).expect("json");
     let choice = &info["allocator"];
+    let text = String::from_utf8(rdbscope(&["info"], &dump)).expect("utf-8");
+    let line: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("allocator"))
+        .take_while(|l| l.starts_with("allocator") || l.starts_with(' '))
+        .map(str::trim)
+        .collect();
+    eprintln!(
+        "list-compress-depth {depth}, rdbscope info: {}",
+        line.join(" ")
+    );
     // Depths 1 and 2 differ by the second node from each end of the longer lists: their
     // margin (~0.3 MB here) need not clear the uncertainty, but the nearest depth is right.
     assert_eq!(
