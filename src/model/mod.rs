@@ -14,6 +14,7 @@ pub mod array;
 pub mod calibration;
 pub mod encoding;
 pub mod facts;
+pub mod hyperloglog;
 pub mod key_stats;
 pub mod memory;
 pub mod server;

@@ -203,9 +203,62 @@ pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
     Ok(())
 }
 
+/// The first `N` bytes `input` decompresses to, decoding only the instructions that make
+/// them (a literal run, at most a few back references): `None` when the stream is
+/// malformed or ends before `N` bytes. For a look at a header without decompressing the
+/// whole string.
+pub fn prefix<const N: usize>(input: &[u8]) -> Option<[u8; N]> {
+    let mut out = [0u8; N];
+    let mut produced = 0usize;
+    let mut i = 0usize;
+    while produced < N {
+        let ctrl = usize::from(*input.get(i)?);
+        i = i.checked_add(1)?;
+        if ctrl < 32 {
+            let len = ctrl.checked_add(1)?;
+            let run = input.get(i..i.checked_add(len)?)?;
+            for &b in run.iter().take(N.saturating_sub(produced)) {
+                *out.get_mut(produced)? = b;
+                produced = produced.checked_add(1)?;
+            }
+            i = i.checked_add(len)?;
+        } else {
+            let mut len = ctrl >> 5;
+            if len == 7 {
+                len = len.checked_add(usize::from(*input.get(i)?))?;
+                i = i.checked_add(1)?;
+            }
+            let low = usize::from(*input.get(i)?);
+            i = i.checked_add(1)?;
+            let distance = ((ctrl & 0x1f) << 8 | low).checked_add(1)?;
+            let mut from = produced.checked_sub(distance)?;
+            for _ in 0..len.checked_add(2)? {
+                if produced == N {
+                    break;
+                }
+                *out.get_mut(produced)? = *out.get(from)?;
+                produced = produced.checked_add(1)?;
+                from = from.checked_add(1)?;
+            }
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_decodes_only_its_bytes() {
+        // "ab" literal, then "ababab" by reference: the first 5 bytes, and all 8.
+        let input = [0x01, b'a', b'b', (4 << 5), 0x01];
+        assert_eq!(prefix::<5>(&input), Some(*b"ababa"));
+        assert_eq!(prefix::<8>(&input), Some(*b"abababab"));
+        assert_eq!(prefix::<9>(&input), None);
+        assert_eq!(prefix::<1>(&[(1 << 5), 0x00]), None);
+        assert_eq!(prefix::<2>(&[0x05, b'a']), None);
+    }
 
     #[test]
     fn literal_and_overlapping_back_reference() {
