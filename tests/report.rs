@@ -1128,7 +1128,8 @@ fn allocator_choice_is_shown_in_info_report_and_summary() {
 
     let o = rdbscope(&["report", dump]);
     assert!(
-        stdout(&o).contains("memory modelled with allocator jemalloc (ambiguous: margin "),
+        stdout(&o)
+            .contains("memory modelled with allocator jemalloc (ambiguous: the runner-up leaves "),
         "{}",
         stdout(&o)
     );
