@@ -10,40 +10,15 @@
 //!
 //! Needs `redis-server` installed (`apt-get install redis-server`).
 
+#[macro_use]
 mod common;
 
+use common::rdbscope_stdout as rdbscope;
 use common::redis::{Conn, RedisServer};
+use common::rng::Rng;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::Path;
 use std::process::Command;
-
-/// A command: every argument as bytes.
-macro_rules! cmd {
-    ($($arg:expr),+ $(,)?) => {
-        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
-    };
-}
-
-/// xorshift64*: deterministic, no crate needed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let x = &mut self.0;
-        *x ^= *x >> 12;
-        *x ^= *x << 25;
-        *x ^= *x >> 27;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Log-uniform in `lo..=hi` (lo ≥ 1).
-    fn log_range(&mut self, lo: u64, hi: u64) -> u64 {
-        let (a, b) = ((lo as f64).ln(), ((hi + 1) as f64).ln());
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        ((a + u * (b - a)).exp() as u64).clamp(lo, hi)
-    }
-}
 
 /// Queue-like lists of many lengths (1 to 20,000 entries of 10 to 80 bytes, half of them
 /// repetitive enough for LZF), holding most of the memory, and 300,000 small strings.
@@ -72,21 +47,6 @@ fn fill(c: &mut Conn, rng: &mut Rng) {
     }
     c.replies();
     c.ok(cmd!["DEBUG", "POPULATE", "300000", "str", "20"]);
-}
-
-fn rdbscope(args: &[&str], dump: &Path) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
-        .args(args)
-        .arg(dump)
-        .output()
-        .expect("run rdbscope");
-    assert!(
-        out.status.success(),
-        "rdbscope {args:?} exited with {}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {

@@ -16,39 +16,14 @@
 //!
 //! Needs `redis-server` installed and the valkey-server of scripts/test.sh.
 
+#[macro_use]
 mod common;
 
 use common::redis::{valkey_server_binary, RedisServer};
+use common::rng::Rng;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::process::Command;
-
-/// A command: every argument as bytes.
-macro_rules! cmd {
-    ($($arg:expr),+ $(,)?) => {
-        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
-    };
-}
-
-/// xorshift64*: deterministic, no crate needed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let x = &mut self.0;
-        *x ^= *x >> 12;
-        *x ^= *x << 25;
-        *x ^= *x >> 27;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Log-uniform in `lo..=hi` (lo ≥ 1).
-    fn log_range(&mut self, lo: u64, hi: u64) -> u64 {
-        let (a, b) = ((lo as f64).ln(), ((hi + 1) as f64).ln());
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        ((a + u * (b - a)).exp() as u64).clamp(lo, hi)
-    }
-}
 
 const HLLS: u64 = 2000;
 

@@ -25,23 +25,18 @@
 //! Needs `redis-server` installed (`apt-get install redis-server`) and the Valkey servers
 //! (`scripts/test.sh` installs them); the tests fail without them.
 
+#[macro_use]
 mod common;
 
 use base64::Engine;
 use common::dumps_in;
+use common::rdbscope_stdout as rdbscope;
 use common::redis::{info_field, valkey_server_binary, xreadgroup, Conn, RedisServer, Reply};
+use common::rng::Rng;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A command: every argument as bytes (`&str`, `String`, `Vec<u8>`, `&[u8]`, ...).
-macro_rules! cmd {
-    ($($arg:expr),+ $(,)?) => {
-        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
-    };
-}
 
 /// Per-key bounds on |ours − server| / server, and on the whole dataset.
 const MEDIAN_BOUND: f64 = 0.01;
@@ -69,71 +64,6 @@ fn table_wanted() -> bool {
 // ---------------------------------------------------------------------------------------------
 // Random data
 // ---------------------------------------------------------------------------------------------
-
-/// xorshift64*: deterministic, no crate needed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let x = &mut self.0;
-        *x ^= *x >> 12;
-        *x ^= *x << 25;
-        *x ^= *x >> 27;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
-    }
-
-    /// Log-uniform in `lo..=hi` (lo ≥ 1): as many small sizes as big ones.
-    fn log_range(&mut self, lo: u64, hi: u64) -> u64 {
-        let (a, b) = ((lo as f64).ln(), ((hi + 1) as f64).ln());
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        ((a + u * (b - a)).exp() as u64).clamp(lo, hi)
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    /// Random lowercase letters and digits: too random for LZF to shrink.
-    fn text(&mut self, len: u64) -> Vec<u8> {
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        (0..len)
-            .map(|_| ALPHABET[(self.next() >> 33) as usize % ALPHABET.len()])
-            .collect()
-    }
-
-    /// An integer of random width (listpack/intset encodings from 7 bits to 64 bits).
-    fn int(&mut self) -> i64 {
-        let bits = self.range(1, 64);
-        let v = (self.next() >> (64 - bits)) as i64;
-        if self.chance(30) {
-            v.wrapping_neg()
-        } else {
-            v
-        }
-    }
-
-    /// A collection element: an integer (30 %) or text of 1..=`max_len` bytes.
-    fn element(&mut self, max_len: u64) -> Vec<u8> {
-        if self.chance(30) {
-            self.int().to_string().into_bytes()
-        } else {
-            let len = self.log_range(1, max_len);
-            self.text(len)
-        }
-    }
-
-    /// A sorted-set score: an integer or a fraction.
-    fn score(&mut self) -> Vec<u8> {
-        let v = self.range(0, 2_000_000) as f64 - 1_000_000.0;
-        let v = if self.chance(50) { v } else { v / 7.0 };
-        v.to_string().into_bytes()
-    }
-}
 
 /// `n` distinct elements of up to `max_len` bytes (duplicates are drawn again).
 fn unique(rng: &mut Rng, n: u64, max_len: u64) -> Vec<Vec<u8>> {
@@ -601,22 +531,6 @@ fn keep(dump: &Path, truth: &BTreeMap<KeyId, Truth>) {
 // ---------------------------------------------------------------------------------------------
 // rdbscope
 // ---------------------------------------------------------------------------------------------
-
-fn rdbscope(args: &[&str], dump: &Path) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
-        .args(args)
-        .arg(dump)
-        .output()
-        .expect("run rdbscope");
-    assert!(
-        out.status.success(),
-        "rdbscope {args:?} {} exited with {}: {}",
-        dump.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
 
 /// `(db, key) → row` of `rdbscope keys --format jsonl <extra> DUMP`.
 fn rdbscope_rows(dump: &Path, extra: &[&str]) -> HashMap<KeyId, Value> {

@@ -2,6 +2,7 @@
 //! 40 % of the memory among a million one-key prefixes: at the default `--max-prefixes` the
 //! heavy prefix is listed with exact figures (error 0), whatever order the keys came in.
 
+#[macro_use]
 mod common;
 
 use common::csv_rows;
@@ -9,12 +10,6 @@ use common::redis::RedisServer;
 use std::collections::HashMap;
 use std::process::{Command, Output};
 use std::time::Instant;
-
-macro_rules! cmd {
-    ($($arg:expr),+ $(,)?) => {
-        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
-    };
-}
 
 /// One-key prefixes `user:<i>` (keys `user:<i>:profile`).
 const LIGHT: u64 = 1_000_000;

@@ -12,13 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A command: every argument as bytes (`&str`, `String`, `Vec<u8>`, `&[u8]`, ...).
-macro_rules! cmd {
-    ($($arg:expr),+ $(,)?) => {
-        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
-    };
-}
-
+#[macro_use]
 mod common;
 
 use common::redis::{xreadgroup, Conn, RedisServer, Reply};

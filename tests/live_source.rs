@@ -7,6 +7,7 @@
 //! Needs Debian's `redis-server` (TLS built in), `redis-cli` and `openssl`, and the Valkey
 //! servers scripts/test.sh installs (RDBSCOPE_VALKEY9_SERVER, RDBSCOPE_VALKEY8_SERVER).
 
+#[macro_use]
 mod common;
 
 use common::redis::{redis_server_binary, valkey_server_binary, RedisServer};
@@ -17,12 +18,6 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-macro_rules! cmd {
-    ($($arg:expr),+ $(,)?) => {
-        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
-    };
-}
 
 fn rdbscope(args: &[&str]) -> Output {
     rdbscope_env(args, &[])

@@ -1,6 +1,13 @@
 //! Shared test support: locating fixtures and reading a dump's per-key rows in-process.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
+
+/// A command: every argument as bytes.
+macro_rules! cmd {
+    ($($arg:expr),+ $(,)?) => {
+        vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),+]
+    };
+}
 
 use rdbscope::model::key_stats::KeyStats;
 use rdbscope::model::server::ServerProfile;
@@ -8,6 +15,23 @@ use rdbscope::pass::scan::{DumpInfo, DumpScan};
 use rdbscope::rdb::{DecodeError, KeyRecord, Scratch};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+
+/// What `rdbscope ARGS… DUMP` writes to stdout; panics, with its stderr, unless it succeeds.
+pub fn rdbscope_stdout(args: &[&str], dump: &Path) -> Vec<u8> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+        .args(args)
+        .arg(dump)
+        .output()
+        .expect("run rdbscope");
+    assert!(
+        out.status.success(),
+        "rdbscope {args:?} {} exited with {}: {}",
+        dump.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
 
 pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
@@ -159,6 +183,7 @@ pub fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
 }
 
 pub mod redis;
+pub mod rng;
 
 /// The venv's Python that `scripts/test.sh` sets up with the engines the tests query
 /// (duckdb, chdb, pyspark, pyarrow) and names in `RDBSCOPE_PYTHON`.
