@@ -13,22 +13,53 @@
 
 use super::allocator::{sds_header, Allocator, ByAllocator};
 use super::calibration::{bucket, HISTOGRAM_BUCKETS};
+use std::ops::AddAssign;
+
+/// Allocations by request size, summed over keys: what [`KeyAllocations`] gathers for
+/// the keys read since the last take, and what
+/// [`crate::model::calibration::UsedMemorySums`] sums over a dump, merged with `+=`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requests {
+    /// Requests by size, in 8-byte buckets (negative: taken back).
+    pub(super) by_size: [i64; HISTOGRAM_BUCKETS],
+    /// Larger requests, and the walks' sums, under every candidate.
+    pub(super) under_each: [i64; 3],
+    /// What the keys' `used_memory` holds beside them that no allocator rounds: struct
+    /// sizes the server's `MEMORY USAGE` counts as they are.
+    pub(super) unrounded: i64,
+}
+
+impl Default for Requests {
+    fn default() -> Self {
+        Requests {
+            by_size: [0; HISTOGRAM_BUCKETS],
+            under_each: [0; 3],
+            unrounded: 0,
+        }
+    }
+}
+
+impl AddAssign<&Requests> for Requests {
+    fn add_assign(&mut self, o: &Requests) {
+        for (c, o) in self.by_size.iter_mut().zip(o.by_size.iter()) {
+            *c += o;
+        }
+        for (e, o) in self.under_each.iter_mut().zip(o.under_each) {
+            *e += o;
+        }
+        self.unrounded += o.unrounded;
+    }
+}
 
 /// The allocations the model made for the keys read since the last take (see the module
-/// doc), and what they hold beside them that no allocator rounds.
+/// doc).
 #[derive(Clone, Debug)]
 pub struct KeyAllocations {
     /// The allocator the current key is priced under.
     allocator: Allocator,
-    /// Requests by size, in 8-byte buckets (negative: taken back).
-    pub(super) requests: [i64; HISTOGRAM_BUCKETS],
-    /// Larger requests, and the walks' sums, under every candidate.
-    pub(super) under_each: [i64; 3],
+    requests: Requests,
     /// What the current key's requests and sums come to under `allocator`.
     priced: i64,
-    /// What the keys' `used_memory` holds beside them: struct sizes the server's
-    /// `MEMORY USAGE` counts as they are, added by [`KeyAllocations::finish`].
-    pub(super) unrounded: i64,
 }
 
 impl Default for KeyAllocations {
@@ -41,10 +72,8 @@ impl KeyAllocations {
     pub fn new(allocator: Allocator) -> Self {
         KeyAllocations {
             allocator,
-            requests: [0; HISTOGRAM_BUCKETS],
-            under_each: [0; 3],
+            requests: Requests::default(),
             priced: 0,
-            unrounded: 0,
         }
     }
 
@@ -84,7 +113,7 @@ impl KeyAllocations {
     #[inline]
     pub fn walked(&mut self, sums: ByAllocator) -> u64 {
         let mine = sums[self.allocator];
-        for (each, s) in self.under_each.iter_mut().zip(sums.0) {
+        for (each, s) in self.requests.under_each.iter_mut().zip(sums.0) {
             *each += s as i64;
         }
         self.priced += mine as i64;
@@ -96,7 +125,7 @@ impl KeyAllocations {
     #[inline]
     pub fn taken_back(&mut self, sums: ByAllocator) -> u64 {
         let mine = sums[self.allocator];
-        for (each, s) in self.under_each.iter_mut().zip(sums.0) {
+        for (each, s) in self.requests.under_each.iter_mut().zip(sums.0) {
             *each -= s as i64;
         }
         self.priced -= mine as i64;
@@ -106,11 +135,11 @@ impl KeyAllocations {
     #[inline]
     fn record(&mut self, n: u64, count: i64, total: i64) {
         self.priced += total;
-        match bucket(n).and_then(|b| self.requests.get_mut(b)) {
+        match bucket(n).and_then(|b| self.requests.by_size.get_mut(b)) {
             Some(c) => *c += count,
             None => {
                 let each = Allocator::classes(n);
-                for (e, c) in self.under_each.iter_mut().zip(each.0) {
+                for (e, c) in self.requests.under_each.iter_mut().zip(each.0) {
                     *e += c as i64 * count;
                 }
             }
@@ -121,7 +150,13 @@ impl KeyAllocations {
     /// do not make is unrounded.
     #[inline]
     pub fn finish(&mut self, used: u64) {
-        self.unrounded += used as i64 - self.priced;
+        self.requests.unrounded += used as i64 - self.priced;
+    }
+
+    /// What the keys priced since the last take requested, leaving none: once a chunk of
+    /// keys.
+    pub fn take(&mut self) -> Requests {
+        std::mem::take(&mut self.requests)
     }
 }
 
@@ -131,12 +166,13 @@ mod tests {
 
     /// The keys' figure under `allocator`.
     fn used_under(k: &KeyAllocations, allocator: Allocator) -> u64 {
+        let r = &k.requests;
         let requests: i64 = (0u64..)
-            .zip(k.requests.iter())
+            .zip(r.by_size.iter())
             .map(|(b, &count)| allocator.class(b * 8) as i64 * count)
             .sum();
-        let each = k.under_each[allocator.index()];
-        (k.unrounded + requests + each) as u64
+        let each = r.under_each[allocator.index()];
+        (r.unrounded + requests + each) as u64
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! add what each depth would save. So the whole dump's evidence, not a sample's, tells the
 //! candidates apart, for a few additions a key.
 
-use super::allocations::KeyAllocations;
+use super::allocations::{KeyAllocations, Requests};
 use super::allocator::{Allocator, ByAllocator};
 use super::key_stats::KeyStats;
 use super::memory::KEYSPACE_ENTRY;
@@ -46,12 +46,8 @@ pub struct UsedMemorySums {
     pub keys: u64,
     /// Keys with a TTL: each has an expires entry beside its keyspace entry.
     expires: u64,
-    /// Requests by size (negative: allocations a key's model took back).
-    requests: [i64; HISTOGRAM_BUCKETS],
-    /// Larger requests and the walks' sums under every candidate ...
-    under_each: [i64; 3],
-    /// ... and what no allocator rounds.
-    unrounded: i64,
+    /// What the keys' models requested (negative: allocations they took back).
+    requests: Requests,
     /// What compression at the depth the keys were priced with saves, and at depth `d`
     /// (index), under every candidate.
     priced_saving: ByAllocator,
@@ -63,9 +59,7 @@ impl Default for UsedMemorySums {
         UsedMemorySums {
             keys: 0,
             expires: 0,
-            requests: [0; HISTOGRAM_BUCKETS],
-            under_each: [0; 3],
-            unrounded: 0,
+            requests: Requests::default(),
             priced_saving: ByAllocator::default(),
             savings: [ByAllocator::default(); DEPTH_CANDIDATES as usize],
         }
@@ -88,17 +82,7 @@ impl UsedMemorySums {
     /// Takes what the keys priced since the last take requested, leaving `allocations`
     /// empty: once a chunk of keys.
     pub fn take(&mut self, allocations: &mut KeyAllocations) {
-        for (c, o) in self
-            .requests
-            .iter_mut()
-            .zip(allocations.requests.iter_mut())
-        {
-            *c += std::mem::take(o);
-        }
-        for (e, o) in self.under_each.iter_mut().zip(&mut allocations.under_each) {
-            *e += std::mem::take(o);
-        }
-        self.unrounded += std::mem::take(&mut allocations.unrounded);
+        self.requests += &allocations.take();
     }
 
     /// What a list's compressed nodes save at each depth: out of line, few keys have any.
@@ -116,11 +100,12 @@ impl UsedMemorySums {
         // Every key's keyspace entry and every expiring key's expires entry, which
         // `MEMORY USAGE` counts (once) at its size.
         let entries = (self.keys + self.expires) as i64;
-        let mut priced = self.under_each.map(|e| e + self.unrounded);
+        let r = &self.requests;
+        let mut priced = r.under_each.map(|e| e + r.unrounded);
         for (p, a) in priced.iter_mut().zip(Allocator::ALL) {
             *p += entries * (a.class(KEYSPACE_ENTRY) - KEYSPACE_ENTRY) as i64;
         }
-        for (b, &count) in self.requests.iter().enumerate() {
+        for (b, &count) in r.by_size.iter().enumerate() {
             if count != 0 {
                 let classes = Allocator::classes(bucket_size(b));
                 for (p, c) in priced.iter_mut().zip(classes.0) {
@@ -142,13 +127,7 @@ impl AddAssign<&UsedMemorySums> for UsedMemorySums {
     fn add_assign(&mut self, o: &UsedMemorySums) {
         self.keys += o.keys;
         self.expires += o.expires;
-        for (c, o) in self.requests.iter_mut().zip(o.requests.iter()) {
-            *c += o;
-        }
-        for (e, o) in self.under_each.iter_mut().zip(o.under_each) {
-            *e += o;
-        }
-        self.unrounded += o.unrounded;
+        self.requests += &o.requests;
         self.priced_saving += o.priced_saving;
         for (s, o) in self.savings.iter_mut().zip(o.savings) {
             *s += o;
