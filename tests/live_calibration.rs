@@ -182,3 +182,113 @@ fn list_compress_depth_1_is_told_from_the_dump() {
 fn list_compress_depth_2_is_told_from_the_dump() {
     check_depth(2);
 }
+
+/// A dump whose first keys mislead: 9,000 small strings in db 0, then a hundred 100 KB
+/// strings in db 1 (a few kilobytes each in the file, LZF), then 200,000 small strings in
+/// db 2. The guess from the first 16,384 keys scales the big strings to the rest of the file
+/// and lands far from `used-mem`; the whole dump settles on jemalloc-16. Rows written to
+/// files (`keys -o`, `report --out-dir`) are written again under it, byte for byte what the
+/// allocator named gives; rows streamed to stdout cannot be, and stderr says so.
+#[test]
+fn rows_in_files_are_priced_as_the_whole_dump_says_when_its_first_keys_mislead() {
+    let server = RedisServer::start();
+    let mut c = server.connect();
+    c.ok(cmd!["DEBUG", "POPULATE", "9000", "small", "20"]);
+    c.ok(cmd!["SELECT", "1"]);
+    for i in 0..100 {
+        c.ok(cmd!["SET", format!("blob:{i}"), "x".repeat(100_000)]);
+    }
+    c.ok(cmd!["SELECT", "2"]);
+    c.ok(cmd!["DEBUG", "POPULATE", "200000", "small", "20"]);
+    c.ok(cmd!["SAVE"]);
+    let dump = server.dump_path();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+            .args(args)
+            .arg(&dump)
+            .output()
+            .expect("run rdbscope");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let file = |name: &str| {
+        dir.path()
+            .join(name)
+            .to_str()
+            .expect("utf-8 path")
+            .to_string()
+    };
+    let read = |name: &str| std::fs::read(dir.path().join(name)).expect(name);
+
+    let (streamed, warning) = run(&["keys"]);
+    assert!(
+        warning.contains("the rows were priced under the guess from the first keys")
+            && warning.contains("rerun with --allocator jemalloc-16"),
+        "{warning}"
+    );
+    let (named, _) = run(&["keys", "--allocator", "jemalloc-16"]);
+    assert_ne!(streamed, named, "the guess prices the rows otherwise");
+
+    let (_, quiet) = run(&["keys", "-o", &file("keys.csv")]);
+    assert_eq!(
+        quiet, "",
+        "rows in a file are written again, nothing to warn of"
+    );
+    assert!(
+        read("keys.csv") == named,
+        "keys -o: the rows jemalloc-16 gives"
+    );
+
+    let settled = file("settled");
+    run(&[
+        "report",
+        "-q",
+        "--keys-format",
+        "both",
+        "--out-dir",
+        &settled,
+    ]);
+    let named_dir = file("named");
+    let named_run = [
+        "report",
+        "-q",
+        "--keys-format",
+        "both",
+        "--allocator",
+        "jemalloc-16",
+        "--out-dir",
+    ];
+    run(&[&named_run[..], &[&named_dir[..]]].concat());
+    for name in ["keys.csv", "keys.parquet"] {
+        assert!(
+            read(&format!("settled/{name}")) == read(&format!("named/{name}")),
+            "report --out-dir {name}: the rows jemalloc-16 gives"
+        );
+    }
+    let summary = |dir: &str| -> Value {
+        serde_json::from_slice(&read(&format!("{dir}/summary.json"))).expect("summary.json")
+    };
+    let (settled, named) = (summary("settled"), summary("named"));
+    assert_eq!(settled["totals"], named["totals"]);
+    assert_eq!(settled["by_type"], named["by_type"]);
+    let model = &settled["files"][0]["model"]["allocator"];
+    assert_eq!(
+        (&model["name"], &model["chosen_by"]),
+        (&Value::from("jemalloc-16"), &Value::from("detected")),
+        "{model}"
+    );
+    assert_eq!(model["first_guess"]["reread"], Value::from(true), "{model}");
+    assert_ne!(
+        model["first_guess"]["allocator"],
+        Value::from("jemalloc-16"),
+        "{model}"
+    );
+}

@@ -458,6 +458,51 @@ fn prefix_and_pattern_rollups_on_a_crafted_dump() {
     );
 }
 
+/// A `ctime` written with spaces around its number is one clock: the keys' `ttl_s`, the
+/// TTL classes and `--no-expired` all measure from it.
+#[test]
+fn a_ctime_with_spaces_is_the_one_clock_of_ttls() {
+    let tmp = TempDir::new().unwrap();
+    let dump = tmp.path().join("ctime.rdb");
+    let mut rdb = Rdb::new(BufWriter::new(File::create(&dump).unwrap())).unwrap();
+    rdb.aux("redis-ver", "7.0.15").unwrap();
+    rdb.aux("ctime", &format!(" {CTIME} ")).unwrap();
+    rdb.select_db(0).unwrap();
+    rdb.set_string(b"gone", b"v", Some(REF_MS - 1000)).unwrap();
+    rdb.set_string(b"soon", b"v", Some(REF_MS + 30 * MINUTE))
+        .unwrap();
+    rdb.finish().unwrap();
+    let path = dump.to_str().unwrap();
+    let keys = rdbscope(&["keys", "--format", "csv", path]);
+    let ttl: HashMap<String, String> = csv_rows(&keys.stdout)
+        .into_iter()
+        .map(|r| (r["key"].clone(), r["ttl_s"].clone()))
+        .collect();
+    assert_eq!(ttl["gone"], "-1");
+    assert_eq!(ttl["soon"], "1800");
+    let (dir, out) = report_dir(&[&dump], &[]);
+    assert_eq!(code(&out), 0);
+    let s = summary(dir.path());
+    assert_eq!(s["files"][0]["ttl_reference_ms"], REF_MS);
+    let buckets: HashMap<String, u64> = s["ttl"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["bucket"].as_str().unwrap().to_string(), u(&b["keys"])))
+        .collect();
+    assert_eq!((buckets["expired"], buckets["lt_1h"]), (1, 1));
+    let live = rdbscope(&["keys", "--format", "csv", "--no-expired", path]);
+    let live: Vec<String> = csv_rows(&live.stdout)
+        .into_iter()
+        .map(|r| r["key"].clone())
+        .collect();
+    assert_eq!(
+        live,
+        ["soon"],
+        "--no-expired leaves out what had expired at ctime"
+    );
+}
+
 #[test]
 fn ttl_classes_and_expiry_storms_from_ctime() {
     let tmp = TempDir::new().unwrap();

@@ -6,8 +6,7 @@ use crate::model::memory::{db_overhead, server_baseline, DumpMemory};
 use crate::model::server::ProfileOverrides;
 use crate::pass::allocator_detection::{reconsider, AllocatorChoice};
 use crate::pass::analysis::PreparedDump;
-use crate::pass::input::{source_name, Dump, SpoolOptions};
-use crate::pass::live;
+use crate::pass::input::{self, source_name, Dump, SpoolOptions};
 use crate::pass::pipeline::{self, Folding, NoFold, Options};
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
@@ -105,7 +104,7 @@ fn describe(
     let name = dump.display_name();
     progress.set_message(&name);
     // Sizes the run's bar could not know: standard input's, a live payload's.
-    if path.as_os_str() == "-" || path.to_str().is_some_and(live::is_live) {
+    if input::read_once(path) {
         progress.add_length(dump.len() as u64);
     }
     let options = Options {
@@ -123,7 +122,7 @@ fn describe(
         options,
         profile,
         ..
-    } = PreparedDump::new(dump, name, &options)?;
+    } = PreparedDump::new(dump, name, &options, None)?;
     let mut keys_read = 0u64;
     let pass = pipeline::run(
         &dump,

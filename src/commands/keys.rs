@@ -1,9 +1,9 @@
 //! `rdbscope keys`: one row per key, streamed in file order, to stdout or to `-o FILE`: text
 //! rows, a Parquet file, or an Arrow IPC stream.
 
-use super::replace::replace_files;
+use super::replace::{replace_files, rewind, write_settled};
 use super::Outcome;
-use crate::pass::analysis;
+use crate::pass::analysis::{self, Analysis};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::keys::rows::RowFormat;
@@ -33,31 +33,45 @@ pub struct Config {
 pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
     // Not even the header is written for dumps that cannot be read (unless --allow-partial).
     analysis::check_dumps(&args.dumps, &args.options)?;
-    match &args.output {
-        None => write_rows(args, &mut out),
+    let progress = Progress::for_files(args.progress, &args.dumps);
+    let written = match &args.output {
+        None => {
+            let written = write_rows(args, &args.options, &progress, &mut out)?;
+            written.warn_unsettled(&progress);
+            written
+        }
         Some(path) => replace_files(std::slice::from_ref(path), |files| {
             let mut file = files.into_iter().next().expect("one path, one file");
-            let outcome = write_rows(args, &mut file)?;
-            file.flush()?;
-            Ok(outcome)
-        }),
-    }
+            write_settled(&args.dumps, &args.options, &progress, |options, again| {
+                if again {
+                    rewind(&mut file)?;
+                }
+                let written = write_rows(args, options, &progress, &mut file)?;
+                file.flush()?;
+                Ok(written)
+            })
+        })?,
+    };
+    Ok(if written.failed() {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    })
 }
 
 /// Streams the rows of every dump to `out`.
-fn write_rows(args: &Config, out: &mut (dyn Write + Send)) -> io::Result<Outcome> {
+fn write_rows(
+    args: &Config,
+    options: &Options,
+    progress: &Progress,
+    out: &mut (dyn Write + Send),
+) -> io::Result<Analysis<()>> {
     let several = args.dumps.len() > 1;
     let (text, columns) = match args.rows {
         Rows::Text(format) => (Some((format, out)), None),
         Rows::Columns(format) => (None, Some((format, out))),
     };
-    let progress = Progress::for_files(args.progress, &args.dumps);
-    let written = RowSinks::with(text, columns, several, |sinks| {
-        analysis::write_rows(&args.dumps, &args.options, &progress, sinks)
-    })?;
-    Ok(if written.failed() {
-        Outcome::Failed
-    } else {
-        Outcome::Clean
+    RowSinks::with(text, columns, several, |sinks| {
+        analysis::write_rows(&args.dumps, options, progress, sinks)
     })
 }

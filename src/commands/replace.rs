@@ -3,10 +3,18 @@
 //! and the partial file is removed when the run fails. The previous file (hundreds of
 //! megabytes for a big dump) is deleted meanwhile on another thread: the kernel takes a
 //! while to free its pages, which truncating it in place would make the pass wait for.
+//!
+//! Rows priced under a first guess at the allocator that the whole dump then overturned are
+//! written again, under the allocator the whole dump settled on ([`write_settled`]): a
+//! file can be emptied before it is renamed, standard output cannot.
 
+use crate::pass::analysis::Analysis;
+use crate::pass::input;
+use crate::pass::pipeline::Options;
+use crate::pass::progress::Progress;
 use std::ffi::OsString;
 use std::fs::{self, File};
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// `err` with the file it is about.
@@ -71,4 +79,39 @@ pub fn replace_files<T>(
         remove_partials();
     }
     renamed
+}
+
+/// Empties `file` (its rows to be written again).
+pub fn rewind(file: &mut BufWriter<File>) -> io::Result<()> {
+    file.flush()?;
+    file.get_mut().set_len(0)?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(())
+}
+
+/// Rows written to files, priced right: `write` writes the rows of `dumps` with the options
+/// given (`again`: after emptying the files, see [`rewind`]). When the whole of a dump
+/// overturned the first guess its rows went out under, they are written again with every
+/// dump's allocator as the whole dump settled it, if every dump can be read again;
+/// otherwise the figures stay the guess's and stderr says what settles them.
+pub fn write_settled<A>(
+    dumps: &[PathBuf],
+    options: &Options,
+    progress: &Progress,
+    mut write: impl FnMut(&Options, bool) -> io::Result<Analysis<A>>,
+) -> io::Result<Analysis<A>> {
+    let written = write(options, false)?;
+    match written.settled() {
+        Some(settled) if !dumps.iter().any(|d| input::read_once(d)) => {
+            let settled = Options {
+                settled,
+                ..options.clone()
+            };
+            write(&settled, true)
+        }
+        _ => {
+            written.warn_unsettled(progress);
+            Ok(written)
+        }
+    }
 }

@@ -6,7 +6,7 @@
 use super::diff::{
     compare_sides, load, write_files, DiffKeys, Loaded, DIFF_MIN_KEY_BYTES, DIFF_ROWS,
 };
-use super::replace::{in_file, replace_files};
+use super::replace::{in_file, replace_files, rewind, write_settled};
 use super::runs::{
     analyse_linted, run_summary, summary_with_lint, DumpSettings, KeyFold, NoExtra, RunInput,
 };
@@ -172,9 +172,11 @@ fn pass_into<E: KeyFold>(
 ) -> io::Result<(Analysis<Linted>, E)> {
     if args.keys_files == KeysFiles::Arrow {
         let arrow = Some((ColumnFormat::Arrow, stdout));
-        return RowSinks::with(None, arrow, args.dumps.len() > 1, |sinks| {
+        let (analysis, extra) = RowSinks::with(None, arrow, args.dumps.len() > 1, |sinks| {
             analyse_linted(&args.dumps, settings, Some(sinks), &extra)
-        });
+        })?;
+        analysis.warn_unsettled(settings.progress);
+        return Ok((analysis, extra));
     }
     if args.keys_files.csv() {
         key_files.push("keys.csv");
@@ -187,17 +189,37 @@ fn pass_into<E: KeyFold>(
     }
     let paths: Vec<PathBuf> = key_files.iter().map(|name| dir.join(name)).collect();
     replace_files(&paths, |mut files| {
-        let (csv, parquet) = match (args.keys_files.csv(), &mut files[..]) {
-            (true, [csv, parquet]) => (Some(csv), Some(parquet)),
-            (true, [csv]) => (Some(csv), None),
-            (_, [parquet]) => (None, Some(parquet)),
-            _ => unreachable!("one file per format asked for"),
-        };
-        let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
-        let parquet = parquet.map(|out| (ColumnFormat::Parquet, out as &mut (dyn Write + Send)));
-        RowSinks::with(csv, parquet, args.dumps.len() > 1, |sinks| {
-            analyse_linted(&args.dumps, settings, Some(sinks), &extra)
-        })
+        let mut extras = None;
+        let analysis = write_settled(
+            &args.dumps,
+            settings.options,
+            settings.progress,
+            |options, again| {
+                if again {
+                    files.iter_mut().try_for_each(rewind)?;
+                }
+                let (csv, parquet) = match (args.keys_files.csv(), &mut files[..]) {
+                    (true, [csv, parquet]) => (Some(csv), Some(parquet)),
+                    (true, [csv]) => (Some(csv), None),
+                    (_, [parquet]) => (None, Some(parquet)),
+                    _ => unreachable!("one file per format asked for"),
+                };
+                let csv = csv.map(|out| (RowFormat::Csv, out as &mut (dyn Write + Send)));
+                let parquet =
+                    parquet.map(|out| (ColumnFormat::Parquet, out as &mut (dyn Write + Send)));
+                let settings = DumpSettings {
+                    options,
+                    ..*settings
+                };
+                let (analysis, extra) =
+                    RowSinks::with(csv, parquet, args.dumps.len() > 1, |sinks| {
+                        analyse_linted(&args.dumps, &settings, Some(sinks), &extra)
+                    })?;
+                extras = Some(extra);
+                Ok(analysis)
+            },
+        )?;
+        Ok((analysis, extras.expect("the rows were written")))
     })
 }
 

@@ -69,8 +69,7 @@ impl RunInput {
             }
             return Ok(RunInput::Summary(file));
         }
-        let live = path.to_str().is_some_and(crate::pass::live::is_live);
-        if path != Path::new("-") && !live && looks_like_json(path)? {
+        if !crate::pass::input::read_once(path) && looks_like_json(path)? {
             return Ok(RunInput::Summary(path.clone()));
         }
         Ok(RunInput::Dumps(paths.to_vec()))
@@ -92,6 +91,7 @@ pub fn read_state(path: &Path) -> io::Result<RunState> {
 }
 
 /// How dumps are analysed into a run.
+#[derive(Clone, Copy)]
 pub struct DumpSettings<'a> {
     pub options: &'a Options,
     pub config: &'a AggregateConfig,

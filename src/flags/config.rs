@@ -147,6 +147,7 @@ impl CommonArgs {
             key_limit: None,
             spool: self.spool(),
             allow_partial: self.live.allow_partial,
+            settled: Vec::new(),
         })
     }
 

@@ -49,6 +49,9 @@ use std::collections::BTreeMap;
 pub const SAMPLE_KEYS: usize = 16_384;
 /// ... spanning at most this many bytes of the file.
 pub const SAMPLE_BYTES: u64 = 32 << 20;
+/// A key of the sample's later half holding more than 1/this of its memory is no
+/// sample of the rest of the file (see [`Sample`]).
+const OUTLIER_SHARE: u64 = 64;
 
 /// What the dump cannot tell, in bytes of `used_memory`: the spread of the server's
 /// baseline across versions and builds ...
@@ -498,7 +501,9 @@ fn ambiguity_note(
 /// their names, types or age, so the first keys of a db are a random sample of it. The
 /// rest of the file is estimated from the later half of the sample (the keys nearest to
 /// it: the db it continues): its sums, keys and expires per byte of file, times the bytes
-/// left.
+/// left. A key of that half holding more than 1/[`OUTLIER_SHARE`] of its memory (a 300 KB
+/// string among small hashes) is counted once, not scaled: scaled, one such key put a
+/// guess 80 % over `used-mem`.
 struct Sample {
     sums: UsedMemoryTotals,
     dbs: BTreeMap<u64, (u64, u64)>,
@@ -542,44 +547,70 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     let mut scratch = Scratch::default();
     let mut stats = KeyStats::new();
     let tail = records.len() / 2;
-    let (mut head_sums, mut tail_sums) = (UsedMemorySums::default(), UsedMemorySums::default());
+    // The later half's keys that stand for the rest of the file: all but its outliers.
+    let mut tail_memory = Vec::with_capacity(records.len() - tail);
+    for record in &records[tail..] {
+        stats.read(record, &profile, &mut scratch).ok()?;
+        tail_memory.push(stats.memory_bytes);
+    }
+    stats.allocations.take();
+    let outlier = tail_memory.iter().sum::<u64>() / OUTLIER_SHARE;
+    let scaled = |i: usize| i >= tail && tail_memory[i - tail] <= outlier;
+    // Keys counted once, and those scaled to the rest of the file.
+    let (mut once, mut scaled_sums) = (UsedMemorySums::default(), UsedMemorySums::default());
     let mut dbs: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    let mut taking_scaled = false;
     for (i, record) in records.iter().enumerate() {
-        if i == tail {
-            head_sums.take(&mut stats.allocations);
+        if scaled(i) != taking_scaled {
+            let sums = if taking_scaled {
+                &mut scaled_sums
+            } else {
+                &mut once
+            };
+            sums.take(&mut stats.allocations);
+            taking_scaled = !taking_scaled;
         }
         stats.read(record, &profile, &mut scratch).ok()?;
-        let sums = if i < tail {
-            &mut head_sums
+        let sums = if taking_scaled {
+            &mut scaled_sums
         } else {
-            &mut tail_sums
+            &mut once
         };
         sums.add(&stats, depth);
         let db = dbs.entry(record.db).or_default();
         db.0 += 1;
         db.1 += u64::from(record.expire_ms.is_some());
     }
-    tail_sums.take(&mut stats.allocations);
+    let sums = if taking_scaled {
+        &mut scaled_sums
+    } else {
+        &mut once
+    };
+    sums.take(&mut stats.allocations);
     let last = records.last()?;
     let end = last.offset + last.serialized_bytes;
     // The trailer: the EOF opcode and the checksum.
     let rest = file_bytes.saturating_sub(end).saturating_sub(9);
-    let tail_sums = tail_sums.totals();
-    let mut sums = head_sums.totals();
-    sums += &tail_sums;
+    let scaled_totals = scaled_sums.totals();
+    let mut sums = once.totals();
+    sums += &scaled_totals;
     if !whole && rest > 0 {
-        let tail_start = records[tail].offset;
-        let factor = rest as f64 / (end - tail_start).max(1) as f64;
-        sums += &tail_sums.scaled(factor);
-        let tail_records = &records[tail..];
+        let standing = (tail..records.len())
+            .filter(|&i| scaled(i))
+            .map(|i| &records[i]);
+        let outlier_bytes: u64 = (tail..records.len())
+            .filter(|&i| !scaled(i))
+            .map(|i| records[i].serialized_bytes)
+            .sum();
+        let tail_bytes = (end - records[tail].offset).saturating_sub(outlier_bytes);
+        let factor = rest as f64 / tail_bytes.max(1) as f64;
+        sums += &scaled_totals.scaled(factor);
+        let (keys, expires) = standing.fold((0u64, 0u64), |(k, e), r| {
+            (k + 1, e + u64::from(r.expire_ms.is_some()))
+        });
         let db = dbs.entry(last.db).or_default();
-        db.0 += (tail_records.len() as f64 * factor).round() as u64;
-        db.1 += (tail_records
-            .iter()
-            .filter(|r| r.expire_ms.is_some())
-            .count() as f64
-            * factor)
-            .round() as u64;
+        db.0 += (keys as f64 * factor).round() as u64;
+        db.1 += (expires as f64 * factor).round() as u64;
     }
     Some(Sample {
         sums,

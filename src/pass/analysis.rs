@@ -21,7 +21,6 @@ use crate::pass::allocator_detection::{choose_allocator, reconsider, AllocatorCh
 use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
 use crate::pass::input::{self, Compression, Dump};
-use crate::pass::live;
 use crate::pass::pipeline::{self, Aggregating, Folding, NoFold, Options};
 use crate::pass::progress::Progress;
 use crate::pass::row_sink::{NoRows, RowBuild, RowSink};
@@ -73,6 +72,11 @@ pub struct FileSummary {
     /// records, `None` when it does not say.
     #[serde(default)]
     pub cluster: Option<bool>,
+    /// The allocator the whole dump settled on after overturning the first guess its rows
+    /// went out under: the run written again under it (rows in files can be) prices them
+    /// right.
+    #[serde(skip)]
+    pub settle: Option<AllocatorChoice>,
 }
 
 impl FileSummary {
@@ -105,6 +109,28 @@ impl<A> Analysis<A> {
     pub fn partial(&self) -> bool {
         self.files.iter().any(FileSummary::partial)
     }
+
+    /// Each dump's allocator as its whole content settled it ([`Options::settled`]), when
+    /// some dump's rows went out under a first guess the whole dump overturned.
+    pub fn settled(&self) -> Option<Vec<Option<AllocatorChoice>>> {
+        let settled: Vec<_> = self.files.iter().map(|f| f.settle.clone()).collect();
+        settled.iter().any(Option::is_some).then_some(settled)
+    }
+
+    /// Says, for each dump whose rows went out under a first guess its whole content
+    /// overturned, what was written and the flags that settle it (rows that cannot be
+    /// written again: standard output).
+    pub fn warn_unsettled(&self, progress: &Progress) {
+        for file in self.files.iter().filter(|f| f.settle.is_some()) {
+            if let Some(allocator) = &file.allocator {
+                progress.error(&format!(
+                    "rdbscope: {}: the rows were priced under the guess from the first keys, {}",
+                    file.name,
+                    allocator.describe()
+                ));
+            }
+        }
+    }
 }
 
 /// A dump ready for its pass: the user's overrides checked against what it says before its
@@ -124,10 +150,19 @@ pub struct PreparedDump {
 impl PreparedDump {
     /// Prepares `dump` (named `name` in messages) for a pass with `options`; an error when
     /// `--redis-version` names a server that does not write the dump's RDB version.
-    pub fn new(dump: Dump, name: String, options: &Options) -> io::Result<Self> {
+    /// `settled`: the allocator a pass over the whole dump chose, in place of a guess.
+    pub fn new(
+        dump: Dump,
+        name: String,
+        options: &Options,
+        settled: Option<&AllocatorChoice>,
+    ) -> io::Result<Self> {
         check_overrides(&dump, &options.overrides)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
-        let allocator = choose_allocator(&dump, &options.overrides);
+        let allocator = match settled {
+            Some(choice) => choice.clone(),
+            None => choose_allocator(&dump, &options.overrides),
+        };
         let options = Options {
             overrides: allocator.apply_to(&options.overrides),
             ..options.clone()
@@ -163,11 +198,10 @@ fn now_ms() -> i64 {
 fn dump_context(dump: &Dump, overrides: &ProfileOverrides) -> (Option<i64>, Option<ServerProfile>) {
     let mut scan = DumpScan::of(dump);
     scan.read_preamble();
-    let ctime = scan
-        .info()
-        .aux_value("ctime")
-        .and_then(|t| t.trim().parse().ok());
-    (ctime, scan.profile().map(|p| overrides.apply(p)))
+    (
+        scan.info().ctime_s(),
+        scan.profile().map(|p| overrides.apply(p)),
+    )
 }
 
 /// The empty aggregate dumps (or runs) are merged into with `+=`, in order: it measures
@@ -345,7 +379,7 @@ pub fn write_rows(
 /// its first bytes are neither an RDB header nor a compressed container (whose content is
 /// checked as it is spooled, as standard input's and a live source's are).
 fn unreadable(path: &Path) -> Option<String> {
-    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
+    if input::read_once(path) {
         return None;
     }
     let mut head = Vec::with_capacity(9);
@@ -464,11 +498,12 @@ fn pass_one<F: DumpFold, S: RowSink>(
             return Ok((summary, None));
         }
     };
-    if path == Path::new("-") || path.to_str().is_some_and(live::is_live) {
+    if input::read_once(path) {
         progress.add_length(dump.len() as u64);
     }
     let user_overrides = &options.overrides;
-    let prepared = PreparedDump::new(dump, name, options)?;
+    let settled = options.settled.get(index).and_then(Option::as_ref);
+    let prepared = PreparedDump::new(dump, name, options, settled)?;
     let (dump, options) = (&prepared.dump, &prepared.options);
     let mut source = Source {
         file: index,
@@ -495,10 +530,10 @@ fn pass_one<F: DumpFold, S: RowSink>(
         let no_rows = None::<(S::Builder, &mut S)>;
         folded = fold_pass(dump, &up_to_damage, None, no_rows, fold(source))?.1;
     }
-    let mut allocator = prepared.allocator.clone();
+    let (mut allocator, mut settle) = (prepared.allocator.clone(), None);
     let mut options = options.clone();
     let whole = match (&pass.damage, prepared.profile) {
-        (None, Some(profile)) => reconsider(
+        (None, Some(profile)) if settled.is_none() => reconsider(
             &prepared.allocator,
             &pass.info,
             &profile,
@@ -521,20 +556,18 @@ fn pass_one<F: DumpFold, S: RowSink>(
             }
             (Some(_), true) => {
                 // Rows went out priced under the guess: the figures stay the guess's, and
-                // say what the whole dump points to.
-                let settle = whole.apply_to(user_overrides).flags().join(" ");
-                progress.error(&format!(
-                    "rdbscope: {}: the rows were priced under {}, the guess from the first \
-                     keys; the whole dump points to {}: rerun with {settle}",
-                    prepared.name,
-                    prepared.allocator.describe(),
-                    whole.describe()
-                ));
+                // say what the whole dump points to, unless the run is written again
+                // under it (`settle`).
+                let flags = whole.apply_to(user_overrides).flags().join(" ");
                 allocator.chosen_by = ChosenBy::Ambiguous;
                 allocator.note = Some(format!(
-                    "the whole dump points to {}, rerun with {settle}",
+                    "the whole dump points to {}, rerun with {flags}",
                     whole.describe()
                 ));
+                if let Some(first) = whole.first_guess.as_mut() {
+                    first.reread = true;
+                }
+                settle = Some(whole);
             }
             (None, _) => allocator = whole,
         }
@@ -581,6 +614,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
         totals: F::totals(&folded),
         cluster: (info.slot_infos > 0).then_some(true),
         name: prepared.name,
+        settle,
     };
     Ok((summary, Some((folded, passed))))
 }
@@ -652,5 +686,6 @@ fn empty_summary(name: String) -> FileSummary {
         error: None,
         totals: Totals::default(),
         cluster: None,
+        settle: None,
     }
 }

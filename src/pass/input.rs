@@ -299,6 +299,12 @@ pub(crate) fn spool_raw(
     Spool::new(options, what.to_owned(), keep)?.fill(input)
 }
 
+/// Whether the dump at `path` can be read only once: standard input, or a live source
+/// (read again, it would be another dump).
+pub fn read_once(path: &Path) -> bool {
+    path == Path::new("-") || path.to_str().is_some_and(live::is_live)
+}
+
 /// How reports and errors name the dump at `path`: the path, or `host:port` for a live
 /// source (never its password).
 pub fn source_name(path: &Path) -> String {

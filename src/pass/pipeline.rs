@@ -14,6 +14,7 @@
 use crate::model::calibration::UsedMemorySums;
 use crate::model::key_stats::KeyStats;
 use crate::model::server::ProfileOverrides;
+use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::filter::KeyFilter;
 use crate::pass::input::{Dump, SpoolOptions};
 use crate::pass::scan::{DumpInfo, DumpScan};
@@ -43,6 +44,9 @@ pub struct Options {
     /// Report the dumps that can be read when another cannot be opened or is no dump
     /// (`--allow-partial`), instead of refusing the run.
     pub allow_partial: bool,
+    /// Each dump's allocator (by position) as a pass over the whole dump settled it: a run
+    /// whose rows went out under a first guess the whole dump overturned, run again.
+    pub settled: Vec<Option<AllocatorChoice>>,
 }
 
 /// What is left of [`Options::key_limit`] as batches are scanned.

@@ -69,6 +69,13 @@ impl DumpInfo {
             .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
     }
 
+    /// The `ctime` aux field: Unix seconds when the dump was written, the one time the
+    /// keys' TTLs are measured from.
+    pub fn ctime_s(&self) -> Option<i64> {
+        self.aux_value("ctime")
+            .and_then(|v| v.trim().parse::<i64>().ok())
+    }
+
     pub fn profile(&self) -> Option<ServerProfile> {
         let header = self.header?;
         let mut profile = ServerProfile::detect(
@@ -77,10 +84,7 @@ impl DumpInfo {
             self.aux_value("redis-ver").as_deref(),
             self.aux_value("valkey-ver").as_deref(),
         );
-        profile.saved_at_ms = self
-            .aux_value("ctime")
-            .and_then(|t| t.parse::<i64>().ok())
-            .map(|s| s.saturating_mul(1000));
+        profile.saved_at_ms = self.ctime_s().map(|s| s.saturating_mul(1000));
         Some(profile)
     }
 }

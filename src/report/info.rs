@@ -62,10 +62,7 @@ pub fn text(
             format!("{:?} {}", p.family, p.version).to_lowercase(),
         );
     }
-    if let Some(ctime) = info
-        .aux_value("ctime")
-        .and_then(|v| v.trim().parse::<i64>().ok())
-    {
+    if let Some(ctime) = info.ctime_s() {
         line("written (ctime)", utc_seconds(ctime.saturating_mul(1000)));
     }
     line("file bytes", info.file_bytes.to_string());
