@@ -53,7 +53,7 @@ macro_rules! key_columns {
                 "seconds since the last access, when the dump records it (LRU policies)", |k| k.idle_s;
             lfu_freq "lfu_freq": Option<u8> =
                 "the access frequency counter, when the dump records it (LFU policies)", |k| k.lfu_freq;
-            slot "slot": u16 = "the CRC16 cluster slot, honouring `{tags}`", |k| k.slot;
+            slot "slot": u16 = "the CRC16 cluster slot, honouring `{tags}`", |k| k.slot();
         }
     };
 }

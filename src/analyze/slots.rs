@@ -35,7 +35,7 @@ impl Slots {
     /// Adds `k` to its slot's load (merges the same in any order).
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        let s = &mut self.load[usize::from(k.slot) % SLOTS];
+        let s = &mut self.load[usize::from(k.slot()) % SLOTS];
         s.keys = s.keys.saturating_add(1);
         s.memory_bytes = s.memory_bytes.saturating_add(k.memory_bytes);
     }

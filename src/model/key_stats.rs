@@ -19,6 +19,7 @@ use crate::rdb::{
     Scratch, ValueSummary, ValueType,
 };
 use std::borrow::Cow;
+use std::cell::Cell;
 
 #[derive(Clone, Debug)]
 pub struct KeyStats<'data> {
@@ -56,7 +57,9 @@ pub struct KeyStats<'data> {
     pub ttl_s: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
-    pub slot: u16,
+    /// The cluster slot, once asked for ([`KeyStats::slot`]): commands that show none do
+    /// not hash the key.
+    slot: Cell<Option<u16>>,
     pub summary: ValueSummary,
     /// A string's value as stored (borrowed, possibly LZF-compressed), for rules that
     /// look inside it (`lint`'s value.json-string); `None` for other types.
@@ -90,7 +93,7 @@ impl<'data> KeyStats<'data> {
             ttl_s: None,
             idle_s: None,
             lfu_freq: None,
-            slot: 0,
+            slot: Cell::new(None),
             summary: ValueSummary::default(),
             string_value: None,
         }
@@ -146,7 +149,7 @@ impl<'data> KeyStats<'data> {
         let encoding = profile.loaded_encoding(record.value_type, summary, self.key.len() as u64);
         self.db = record.db;
         self.offset = record.offset;
-        self.slot = hash_slot(&self.key);
+        self.slot.set(None);
         self.redis_type = redis_type;
         self.value_type = record.value_type;
         self.module = summary.module;
@@ -201,6 +204,18 @@ impl<'data> KeyStats<'data> {
         };
         let gap = memory::used_memory_gap(profile, &mut self.allocations, &shape);
         self.memory_bytes.saturating_add_signed(gap)
+    }
+
+    /// The CRC16 cluster slot of the key, honouring `{tags}`.
+    pub fn slot(&self) -> u16 {
+        match self.slot.get() {
+            Some(slot) => slot,
+            None => {
+                let slot = hash_slot(&self.key);
+                self.slot.set(Some(slot));
+                slot
+            }
+        }
     }
 
     /// What the server's length command answers: `STRLEN` for a string, else

@@ -267,7 +267,7 @@ mod tests {
         let mut key = KeyStats::new();
         key.idle_s = Some(u64::MAX);
         key.lfu_freq = Some(255);
-        key.slot = 16383;
+        key.key = b"key:13358".as_slice().into(); // the last slot, 16383
         key.memory_bytes = 1 << 40;
         columns.push(&key);
         let batch = columns.into_batch(schema()).unwrap();
