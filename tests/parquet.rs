@@ -370,6 +370,31 @@ fn output_files_are_replaced_whole() {
         stderr(&out)
     );
     assert!(!dir.path().join("blocked.partial").exists());
+
+    // Every file of report --out-dir too: the old one replaced, no partial file left.
+    let out_dir = dir.path().join("report");
+    fs::create_dir(&out_dir).unwrap();
+    fs::write(out_dir.join("summary.json"), b"an older file").unwrap();
+    let report = ["report", "-q", s(&dump), "--out-dir", s(&out_dir)];
+    assert_eq!(code(&rdbscope(&report)), 0);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["totals"]["keys"], 44);
+    let partial = fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .find(|n| n.ends_with(".partial"));
+    assert_eq!(partial, None);
+    fs::remove_file(out_dir.join("top.csv")).unwrap();
+    fs::create_dir(out_dir.join("top.csv")).unwrap();
+    let out = rdbscope(&report);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("top.csv: is a directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!out_dir.join("top.csv.partial").exists());
 }
 
 #[test]

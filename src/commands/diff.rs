@@ -4,6 +4,7 @@
 //! (a second pass looks up, on each side, the big keys of the other it did not hold as big)
 //! and the keys that lost their TTL are counted by hash join.
 
+use super::replace::write_whole;
 use super::runs::{analyse_dumps, read_summary, DumpSettings, KeyFold, RunInput};
 use super::{keep_verdict, Outcome};
 use crate::analyze::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes};
@@ -366,20 +367,18 @@ pub(super) fn compare_sides(
     Ok(diff)
 }
 
-/// diff.txt, diff.csv and diff.json in `dir` (which exists).
-pub(super) fn write_files(dir: &Path, diff: &Diff) -> io::Result<()> {
-    let write = |name: &str, bytes: &[u8]| {
-        let path = dir.join(name);
-        fs::write(&path, bytes)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-    };
-    write("diff.txt", diff_tables::render(diff).as_bytes())?;
-    let mut csv = Vec::new();
-    diff_tables::write_csv(&mut csv, diff)?;
-    write("diff.csv", &csv)?;
-    let mut json = serde_json::to_vec_pretty(diff).map_err(io::Error::from)?;
-    json.push(b'\n');
-    write("diff.json", &json)
+/// diff.txt, diff.csv and diff.json in `dir` (which exists), each written whole: their
+/// names, in that order.
+pub(super) fn write_files(dir: &Path, diff: &Diff) -> io::Result<[&'static str; 3]> {
+    write_whole(&dir.join("diff.txt"), |w| {
+        w.write_all(diff_tables::render(diff).as_bytes())
+    })?;
+    write_whole(&dir.join("diff.csv"), |w| diff_tables::write_csv(w, diff))?;
+    write_whole(&dir.join("diff.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, diff)?;
+        w.write_all(b"\n")
+    })?;
+    Ok(["diff.txt", "diff.csv", "diff.json"])
 }
 
 pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {

@@ -1,5 +1,5 @@
-//! Output files written whole or not at all (`keys -o FILE`, `keys.csv` and `keys.parquet`
-//! in `report --out-dir`): rows go to `NAME.partial`, renamed over `NAME` once complete,
+//! Output files written whole or not at all (`keys -o FILE`, every file of `report
+//! --out-dir` and of `diff --out-dir`): rows go to `NAME.partial`, renamed over `NAME` once complete,
 //! and the partial file is removed when the run fails. The previous file (hundreds of
 //! megabytes for a big dump) is deleted meanwhile on another thread: the kernel takes a
 //! while to free its pages, which truncating it in place would make the pass wait for.
@@ -79,6 +79,19 @@ pub fn replace_files<T>(
         remove_partials();
     }
     renamed
+}
+
+/// Writes `path` whole or not at all (see [`replace_files`]), `write` filling it.
+pub fn write_whole(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    replace_files(&[path.to_path_buf()], |files| {
+        let mut file = files.into_iter().next().expect("one path, one file");
+        write(&mut file)
+            .and_then(|()| file.flush())
+            .map_err(|e| in_file(path, e))
+    })
 }
 
 /// Empties `file` (its rows to be written again).

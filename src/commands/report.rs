@@ -6,7 +6,7 @@
 use super::diff::{
     compare_sides, load, write_files, DiffKeys, Loaded, DIFF_MIN_KEY_BYTES, DIFF_ROWS,
 };
-use super::replace::{in_file, replace_files, rewind, write_settled};
+use super::replace::{replace_files, rewind, write_settled, write_whole};
 use super::runs::{
     analyse_linted, run_summary, summary_with_lint, DumpSettings, KeyFold, NoExtra, RunInput,
 };
@@ -28,6 +28,7 @@ use crate::report::page;
 use crate::report::run::state::{self, RunSettings};
 use crate::report::run::summary::Summary;
 use crate::report::run::{csv_files, tables};
+use crate::text::words::and_list;
 use std::cell::LazyCell;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -365,26 +366,19 @@ pub fn write_report(
     let since = diff.as_ref().map(|(d, _)| d);
     let page = LazyCell::new(|| page::render(&summary, since));
     if let Some(dir) = to.out_dir {
-        write_out_dir(dir, &analysis, &lint, &summary, &page, since)?;
+        let files = write_out_dir(dir, &analysis, &lint, &summary, &page, since)?;
         if !to.quiet {
-            let keys: String = to
-                .key_files
-                .iter()
-                .map(|name| format!("{name}, "))
-                .collect();
-            let diffs = if diff.is_some() {
-                "diff.txt, diff.csv, diff.json, "
-            } else {
-                ""
-            };
+            // The per-key files were written during the pass.
+            let written = [to.key_files, &files].concat();
             eprintln!(
-                "rdbscope: wrote summary.json, report.html, {keys}{diffs}prefixes.csv, patterns.csv, top.csv, slots.csv and findings.csv to {}",
+                "rdbscope: wrote {} to {}",
+                and_list(&written),
                 dir.display()
             );
         }
     }
     if let Some(path) = to.html {
-        fs::write(path, page.as_bytes()).map_err(|e| in_file(path, e))?;
+        write_whole(path, |w| w.write_all(page.as_bytes()))?;
     }
     let outcome = if analysis.failed() || diff.as_ref().is_some_and(|(_, failed)| *failed) {
         Outcome::Failed
@@ -433,19 +427,20 @@ pub fn create_out_dir(dir: &Path) -> io::Result<()> {
     })
 }
 
-/// Creates `dir/name` and fills it with `write`.
+/// Writes `dir/name` whole with `write`, and adds its name to `written`.
 fn write_file(
     dir: &Path,
-    name: &str,
+    name: &'static str,
+    written: &mut Vec<&'static str>,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let path = dir.join(name);
-    let mut w = BufWriter::new(File::create(&path).map_err(|e| in_file(&path, e))?);
-    write(&mut w)
-        .and_then(|()| w.flush())
-        .map_err(|e| in_file(&path, e))
+    write_whole(&dir.join(name), write)?;
+    written.push(name);
+    Ok(())
 }
 
+/// The files of `--out-dir` beside the per-key ones, each written whole: their names, in
+/// the order written.
 fn write_out_dir(
     dir: &Path,
     a: &Analysis<Aggregates>,
@@ -453,24 +448,26 @@ fn write_out_dir(
     summary: &Summary,
     page: &str,
     baseline: Option<&Diff>,
-) -> io::Result<()> {
+) -> io::Result<Vec<&'static str>> {
     let m = &a.merged;
-    write_file(dir, "summary.json", |w| {
+    let mut written = Vec::new();
+    write_file(dir, "summary.json", &mut written, |w| {
         serde_json::to_writer_pretty(&mut *w, summary)?;
         w.write_all(b"\n")
     })?;
-    write_file(dir, "report.html", |w| w.write_all(page.as_bytes()))?;
+    write_file(dir, "report.html", &mut written, |w| {
+        w.write_all(page.as_bytes())
+    })?;
     if let Some(diff) = baseline {
-        write_files(dir, diff)?;
+        written.extend(write_files(dir, diff)?);
     }
-    write_file(dir, "findings.csv", |w| lint_output::write_csv(w, lint))?;
-    write_file(dir, "prefixes.csv", |w| {
+    write_file(dir, "prefixes.csv", &mut written, |w| {
         csv_files::write_prefixes(w, &m.prefixes, SortBy::Memory)
     })?;
-    write_file(dir, "patterns.csv", |w| {
+    write_file(dir, "patterns.csv", &mut written, |w| {
         csv_files::write_patterns(w, m.patterns.table(), SortBy::Memory)
     })?;
-    write_file(dir, "top.csv", |w| {
+    write_file(dir, "top.csv", &mut written, |w| {
         let t = &m.top;
         let overall = [
             (Metric::Memory, &t.by_memory),
@@ -484,5 +481,11 @@ fn write_out_dir(
             .map(|(ty, top)| (format!("memory:{}", ty.name()), top));
         csv_files::write_top(w, overall.into_iter().chain(per_type), &a.files)
     })?;
-    write_file(dir, "slots.csv", |w| csv_files::write_slots(w, &m.slots))
+    write_file(dir, "slots.csv", &mut written, |w| {
+        csv_files::write_slots(w, &m.slots)
+    })?;
+    write_file(dir, "findings.csv", &mut written, |w| {
+        lint_output::write_csv(w, lint)
+    })?;
+    Ok(written)
 }
