@@ -116,6 +116,7 @@ pub fn write_settled<A>(
     let written = write(options, false)?;
     match written.settled() {
         Some(settled) if !dumps.iter().any(|d| input::read_once(d)) => {
+            progress.add_length(written.files.iter().map(|f| f.file_bytes).sum());
             let settled = Options {
                 settled,
                 ..options.clone()
