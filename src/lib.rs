@@ -10,7 +10,9 @@
 //! 4. aggregates, [`analyze`] and [`lint`]: the folds of the per-key statistics, and the
 //!    key-design rules;
 //! 5. outputs, [`report`]: summary.json, CSV, JSON Lines, Parquet, tables, report.html;
-//! 6. commands, [`commands`]: one module per command, driving the layers below.
+//! 6. runs, [`runs`]: what several commands share about a run (dumps analysed now, or a
+//!    summary.json read back): reading it, comparing two, writing its files whole;
+//! 7. commands, [`commands`]: one module per command, driving the layers below.
 //!
 //! Beside them: [`text`], below every layer that writes text, neutralises untrusted key
 //! text (what lint flags, what every output and message escapes); [`flags`] builds the
@@ -27,6 +29,8 @@ pub mod analyze;
 pub mod lint;
 
 pub mod report;
+
+pub mod runs;
 
 pub mod commands;
 

@@ -1,43 +1,20 @@
-//! `rdbscope diff OLD NEW`: each side is read back as a run ([`super::runs`]) — dumps are
-//! analysed here, both sides at once on the pool — and compared ([`crate::report::diff::compare`]).
-//! When both sides are dumps, keys of at least `--min-key-bytes` are compared key by key
-//! (a second pass looks up, on each side, the big keys of the other it did not hold as big)
-//! and the keys that lost their TTL are counted by hash join.
+//! `rdbscope diff OLD NEW`: the two runs read and compared ([`crate::runs::compare`]),
+//! both sides at once on the pool, and the comparison written as a table, CSV or JSON, to
+//! stdout and `--out-dir`; `--fail-on-growth` alerts make the exit code 1.
 
-use super::replace::write_whole;
-use super::runs::{analyse_dumps, read_summary, DumpSettings, KeyFold, RunInput};
 use super::{keep_verdict, Outcome};
-use crate::analyze::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes};
-use crate::analyze::top::TopKey;
 use crate::analyze::AggregateConfig;
 use crate::lint::LintConfig;
-use crate::model::key_stats::KeyStats;
-use crate::pass::analysis;
-use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
-use crate::pass::totals::Totals;
-use crate::report::diff::compare::{compare, Diff, DiffOptions, ExactKeys, Side};
-use crate::report::diff::run_summary::{RunSummary, RunTopKey};
+use crate::report::diff::compare::DiffOptions;
 use crate::report::diff::tables as diff_tables;
-use rustc_hash::FxHashSet;
+use crate::runs::compare::{compare_sides, load, write_files};
+use crate::runs::read::{DumpSettings, RunInput};
 use std::fs;
 use std::io::{self, Write};
-use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Most key hashes a side keeps to count the keys that lost their TTL (8 bytes each:
-/// 128 MiB); beyond, that count is not given.
-const TTL_JOIN_CAP: usize = 16 << 20;
-
-/// Up to this many names, the lookup pass filters keys by name before decoding values.
-const LOOKUP_FILTER_MAX: usize = 10_000;
-
-/// `diff --rows` unless given, and the rows of each list of `report --baseline`.
-pub const DIFF_ROWS: usize = 20;
-/// `diff --min-key-bytes` unless given, and that of `report --baseline`.
-pub const DIFF_MIN_KEY_BYTES: u64 = 1 << 20;
 
 /// What `diff` prints on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,319 +45,6 @@ pub struct Config {
     pub quiet: bool,
 }
 
-/// What `diff` folds beside the report's aggregates when both sides are dumps.
-pub(super) struct DiffKeys {
-    big: BigKeys,
-    ttl: TtlKeyHashes,
-}
-
-impl DiffKeys {
-    /// For one side of dump `file`: with `compare_keys` (`(min_key_bytes, with_ttl)`, both
-    /// sides dumps), its keys of at least `min_key_bytes` and the hashes of its keys with a
-    /// TTL (OLD) or without (NEW); without, nothing.
-    pub(super) fn new(file: usize, compare_keys: Option<(u64, bool)>) -> Self {
-        let (min_key_bytes, with_ttl) = compare_keys.unwrap_or((u64::MAX, false));
-        let cap = if compare_keys.is_some() {
-            TTL_JOIN_CAP
-        } else {
-            0
-        };
-        DiffKeys {
-            big: BigKeys::new(min_key_bytes, file),
-            ttl: TtlKeyHashes::new(with_ttl, cap),
-        }
-    }
-}
-
-impl KeyFold for DiffKeys {
-    fn like(&self) -> Self {
-        DiffKeys {
-            big: self.big.like(),
-            ttl: self.ttl.like(),
-        }
-    }
-
-    #[inline]
-    fn add(&mut self, k: &KeyStats<'_>) {
-        self.big.add(k);
-        self.ttl.add(k);
-    }
-}
-
-impl AddAssign for DiffKeys {
-    fn add_assign(&mut self, o: DiffKeys) {
-        self.big += o.big;
-        self.ttl += o.ttl;
-    }
-}
-
-/// One side, read back.
-pub(super) struct Loaded {
-    summary: RunSummary,
-    side: Side,
-    /// Some dump could not be read whole.
-    failed: bool,
-    /// When both sides are dumps: its big keys and TTL hashes.
-    keys: Option<(Vec<TopKey>, Option<Vec<u64>>)>,
-}
-
-fn invalid(message: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, message)
-}
-
-fn source(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| crate::pass::input::source_name(p))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-impl Loaded {
-    /// Dumps analysed into `summary`; `keys` folded in the same pass when both sides are
-    /// dumps.
-    pub(super) fn dumps(
-        paths: &[PathBuf],
-        summary: RunSummary,
-        failed: bool,
-        keys: Option<DiffKeys>,
-    ) -> Self {
-        Loaded {
-            side: Side {
-                source: source(paths),
-                kind: "dumps",
-                files: summary.files.iter().map(|f| f.path.clone()).collect(),
-                partial: summary.partial,
-            },
-            summary,
-            failed,
-            keys: keys.map(|k| (k.big.into_sorted(), k.ttl.into_sorted())),
-        }
-    }
-
-    /// Some dump could not be read whole.
-    pub(super) fn failed(&self) -> bool {
-        self.failed
-    }
-}
-
-/// One side read back: a summary.json read, or dumps analysed (with `compare_keys`, see
-/// [`DiffKeys::new`]). A side only part of whose dumps were read is refused unless
-/// `--allow-partial`: what it missed would show as removed.
-pub(super) fn load(
-    input: &RunInput,
-    paths: &[PathBuf],
-    settings: &DumpSettings<'_>,
-    compare_keys: Option<(u64, bool)>,
-) -> io::Result<Loaded> {
-    let loaded = load_side(input, paths, settings, compare_keys)?;
-    if loaded.summary.partial && !settings.options.allow_partial {
-        return Err(invalid(format!(
-            "{}: PARTIAL, only part of its dumps could be read: compared, what was not read \
-             would show as removed (--allow-partial compares it anyway)",
-            loaded.side.source
-        )));
-    }
-    Ok(loaded)
-}
-
-fn load_side(
-    input: &RunInput,
-    paths: &[PathBuf],
-    settings: &DumpSettings<'_>,
-    compare_keys: Option<(u64, bool)>,
-) -> io::Result<Loaded> {
-    match input {
-        RunInput::Summary(path) => {
-            let summary = read_summary(path)?;
-            Ok(Loaded {
-                side: Side {
-                    source: source(paths),
-                    kind: "summary",
-                    files: summary.files.iter().map(|f| f.path.clone()).collect(),
-                    partial: summary.partial,
-                },
-                failed: summary.partial,
-                summary,
-                keys: None,
-            })
-        }
-        RunInput::Dumps(dumps) => {
-            let (summary, failed, keys) =
-                analyse_dumps(dumps, settings, |s| DiffKeys::new(s.file, compare_keys))?;
-            let keys = compare_keys.map(|_| keys);
-            Ok(Loaded::dumps(paths, summary, failed, keys))
-        }
-    }
-}
-
-/// The lookup pass: keys and totals.
-struct Found {
-    totals: Totals,
-    lookup: KeyLookup,
-}
-
-impl Aggregator for Found {
-    /// The keys found, in file order.
-    type InOrder = KeyLookup;
-
-    fn in_order(&self) -> KeyLookup {
-        self.lookup.like()
-    }
-
-    fn add(&mut self, k: &KeyStats<'_>) {
-        self.totals.add(k);
-    }
-
-    fn add_in_order(lookup: &mut KeyLookup, k: &KeyStats<'_>) {
-        lookup.add(k);
-    }
-
-    fn merge_in_order(&mut self, lookup: KeyLookup) {
-        self.lookup += lookup;
-    }
-
-    fn totals(&self) -> &Totals {
-        &self.totals
-    }
-}
-
-impl AddAssign for Found {
-    fn add_assign(&mut self, o: Found) {
-        self.totals += o.totals;
-        self.lookup += o.lookup;
-    }
-}
-
-/// A regex matching exactly the key names of `wanted` (any byte, escaped).
-fn names_regex(wanted: &FxHashSet<KeyName>) -> Option<regex::bytes::Regex> {
-    let mut names: Vec<&[u8]> = wanted.iter().map(|(_, k)| &k[..]).collect();
-    names.sort_unstable();
-    names.dedup();
-    let mut re = String::from("(?s-u)^(?:");
-    for (i, name) in names.iter().enumerate() {
-        if i > 0 {
-            re.push('|');
-        }
-        for b in name.iter() {
-            re.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    re.push_str(")$");
-    regex::bytes::RegexBuilder::new(&re)
-        .size_limit(64 << 20)
-        .build()
-        .ok()
-}
-
-/// The keys of `wanted` as `dumps` hold them (those it holds).
-fn look_up(
-    dumps: &[PathBuf],
-    options: &Options,
-    wanted: FxHashSet<KeyName>,
-) -> io::Result<Vec<TopKey>> {
-    if wanted.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut options = options.clone();
-    // The user's filters still apply: a key they leave out is not on this side.
-    if wanted.len() <= LOOKUP_FILTER_MAX {
-        if let Some(re) = names_regex(&wanted) {
-            options.filter.patterns.push(re);
-        }
-    }
-    let wanted = Arc::new(wanted);
-    let quiet = Progress::new(crate::pass::progress::ProgressMode::Never, 0);
-    let a = analysis::analyze(dumps, &options, &quiet, |s| Found {
-        totals: Totals::default(),
-        lookup: KeyLookup::new(wanted.clone(), s.file),
-    })?;
-    Ok(a.merged.lookup.into_found())
-}
-
-fn name_of(k: &TopKey) -> KeyName {
-    (k.db, k.key.clone())
-}
-
-/// Every big key of each side and its state on the other side.
-fn exact_keys(
-    (old_dumps, old_big): (&[PathBuf], Vec<TopKey>),
-    (new_dumps, new_big): (&[PathBuf], Vec<TopKey>),
-    options: &Options,
-    min_key_bytes: u64,
-) -> io::Result<ExactKeys> {
-    let names = |keys: &[TopKey]| keys.iter().map(name_of).collect::<FxHashSet<_>>();
-    let (old_names, new_names) = (names(&old_big), names(&new_big));
-    let missing_in_old: FxHashSet<KeyName> = new_names.difference(&old_names).cloned().collect();
-    let missing_in_new: FxHashSet<KeyName> = old_names.difference(&new_names).cloned().collect();
-    let (old_found, new_found) = rayon::join(
-        || look_up(old_dumps, options, missing_in_old),
-        || look_up(new_dumps, options, missing_in_new),
-    );
-    let owned = |keys: Vec<TopKey>, found: Vec<TopKey>| -> Vec<RunTopKey> {
-        keys.iter().chain(&found).map(RunTopKey::from).collect()
-    };
-    Ok(ExactKeys {
-        min_key_bytes,
-        old: owned(old_big, old_found?),
-        new: owned(new_big, new_found?),
-    })
-}
-
-/// OLD compared with NEW: when both are dumps, their big keys key by key (a lookup pass with
-/// `options`) and the keys that lost their TTL by hash join.
-pub(super) fn compare_sides(
-    (old_input, mut old): (&RunInput, Loaded),
-    (new_input, mut new): (&RunInput, Loaded),
-    options: &Options,
-    min_key_bytes: u64,
-    diff_options: &DiffOptions,
-) -> io::Result<Diff> {
-    let (mut exact, mut lost_ttl) = (None, None);
-    let both_dumps = matches!(
-        (old_input, new_input),
-        (RunInput::Dumps(_), RunInput::Dumps(_))
-    );
-    if let (RunInput::Dumps(od), RunInput::Dumps(nd), Some((ob, ot)), Some((nb, nt))) =
-        (old_input, new_input, old.keys.take(), new.keys.take())
-    {
-        exact = Some(exact_keys((od, ob), (nd, nb), options, min_key_bytes)?);
-        if let (Some(with_ttl), Some(without)) = (ot, nt) {
-            lost_ttl = Some(shared(&with_ttl, &without));
-        }
-    }
-    if let Some(warning) = RunSummary::reconcile_elements(&mut old.summary, &mut new.summary) {
-        eprintln!("rdbscope: warning: {warning}");
-    }
-    let mut diff = compare(
-        (old.side, &old.summary),
-        (new.side, &new.summary),
-        exact.as_ref(),
-        lost_ttl,
-        diff_options,
-    );
-    if both_dumps && lost_ttl.is_none() {
-        diff.notes.push(format!(
-            "keys that lost their TTL are not counted key by key: a side holds more than {TTL_JOIN_CAP} keys to match"
-        ));
-    }
-    Ok(diff)
-}
-
-/// diff.txt, diff.csv and diff.json in `dir` (which exists), each written whole: their
-/// names, in that order.
-pub(super) fn write_files(dir: &Path, diff: &Diff) -> io::Result<[&'static str; 3]> {
-    write_whole(&dir.join("diff.txt"), |w| {
-        w.write_all(diff_tables::render(diff).as_bytes())
-    })?;
-    write_whole(&dir.join("diff.csv"), |w| diff_tables::write_csv(w, diff))?;
-    write_whole(&dir.join("diff.json"), |w| {
-        serde_json::to_writer_pretty(&mut *w, diff)?;
-        w.write_all(b"\n")
-    })?;
-    Ok(["diff.txt", "diff.csv", "diff.json"])
-}
-
 pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     let (old_paths, new_paths) = (&args.old, &args.new);
     let old_input = RunInput::classify(old_paths)?;
@@ -388,8 +52,9 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     let stdin =
         |i: &RunInput| matches!(i, RunInput::Dumps(d) if d.iter().any(|p| p == Path::new("-")));
     if stdin(&old_input) && stdin(&new_input) {
-        return Err(invalid(
-            "only one side can be read from standard input (-)".into(),
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "only one side can be read from standard input (-)",
         ));
     }
     let options = &args.options;
@@ -422,7 +87,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     );
     progress.finish();
     let (old, new) = (old?, new?);
-    let (old_failed, new_failed) = (old.failed, new.failed);
+    let (old_failed, new_failed) = (old.failed(), new.failed());
     let diff = compare_sides(
         (&old_input, old),
         (&new_input, new),

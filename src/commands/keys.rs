@@ -1,13 +1,13 @@
 //! `rdbscope keys`: one row per key, streamed in file order, to stdout or to `-o FILE`: text
 //! rows, a Parquet file, or an Arrow IPC stream.
 
-use super::replace::{replace_files, rewind, write_settled};
 use super::Outcome;
 use crate::pass::analysis::{self, Analysis};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::keys::rows::RowFormat;
 use crate::report::keys::sinks::{ColumnFormat, RowSinks};
+use crate::runs::files::{replace_files, rewind, write_settled};
 use std::io::{self, Write};
 use std::path::PathBuf;
 

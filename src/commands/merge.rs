@@ -5,14 +5,14 @@
 //! adds up its dumps, and reported the way
 //! `report` does, without the per-key files.
 
-use super::report::{create_out_dir, write_report, Outputs, ReportFormat};
-use super::runs::{read_state, RunInput};
-use super::Outcome;
+use super::{report_outcome, Outcome};
 use crate::analyze::groups::SortBy;
 use crate::lint::Linted;
 use crate::pass::analysis::{merge_target, Analysis, FileSummary};
 use crate::pass::scan::ChecksumVerdict;
 use crate::report::run::state::RunState;
+use crate::runs::read::{read_state, RunInput};
+use crate::runs::written::{create_out_dir, write_report, Outputs, ReportFormat};
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -167,5 +167,6 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
         rows: args.rows,
         quiet: args.quiet,
     };
-    write_report(Analysis { files, merged }, &settings, &outputs, None, out)
+    let written = write_report(Analysis { files, merged }, &settings, &outputs, None, out)?;
+    report_outcome(written)
 }

@@ -2,7 +2,8 @@
 //!
 //! Layer: commands, the top of the library. A command takes its `Config` (plain values,
 //! built from the command line by `crate::flags`, which nothing here imports) and may
-//! import every layer below: decode, model, the pass, aggregates and outputs.
+//! import every layer below: decode, model, the pass, aggregates, outputs and runs. A
+//! command imports no other command: what several share is in [`crate::runs`].
 
 pub mod diff;
 pub mod info;
@@ -10,11 +11,10 @@ pub mod keys;
 pub mod lint;
 pub mod merge;
 pub mod prefixes;
-pub mod replace;
 pub mod report;
-pub mod runs;
 pub mod top;
 
+use crate::runs::written::Written;
 use std::error::Error;
 use std::io::{self, Write};
 
@@ -66,6 +66,16 @@ pub enum Outcome {
     Failed,
 }
 
+impl Outcome {
+    /// `Failed` when some dump was not read whole, else `Clean`.
+    pub fn of_reading(failed: bool) -> Self {
+        match failed {
+            true => Outcome::Failed,
+            false => Outcome::Clean,
+        }
+    }
+}
+
 /// Whether `e`, or an error it wraps (the csv crate's, serde_json's), is a write to a pipe
 /// whose reader has gone (`| head`).
 pub fn is_closed_pipe(e: &io::Error) -> bool {
@@ -86,6 +96,11 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
         current = err.source();
     }
     false
+}
+
+/// The outcome of a report written by [`write_report`](crate::runs::written::write_report).
+pub fn report_outcome(written: Written) -> io::Result<Outcome> {
+    keep_verdict(written.stdout, Outcome::of_reading(written.failed))
 }
 
 /// The outcome of a run whose report `written` went to stdout: a reader that closed the

@@ -1,46 +1,29 @@
 //! `rdbscope report`: every aggregate from one pass, as tables or `summary.json` on stdout,
 //! and with `--out-dir` also as files (`keys.csv` and/or `keys.parquet` streamed during the
-//! same pass, or the keys as an Arrow stream on stdout in place of the tables). With `--baseline OLD`, the run is compared with OLD as `diff OLD DUMPS` would
-//! compare them ([`super::diff`]): the HTML report shows it, `--out-dir` gets the diff files.
+//! same pass, or the keys as an Arrow stream on stdout in place of the tables). With
+//! `--baseline OLD`, the run is compared with OLD as `diff OLD DUMPS` would compare them
+//! ([`crate::runs::compare`]): the HTML report shows it, `--out-dir` gets the diff files.
 
-use super::diff::{
-    compare_sides, load, write_files, DiffKeys, Loaded, DIFF_MIN_KEY_BYTES, DIFF_ROWS,
-};
-use super::replace::{replace_files, rewind, write_settled, write_whole};
-use super::runs::{
-    analyse_linted, run_summary, summary_with_lint, DumpSettings, KeyFold, NoExtra, RunInput,
-};
-use super::{keep_verdict, Outcome};
+use super::{report_outcome, Outcome};
 use crate::analyze::groups::SortBy;
-use crate::analyze::top::Metric;
-use crate::analyze::{AggregateConfig, Aggregates};
-use crate::lint::{self, LintConfig, LintReport, Linted};
+use crate::analyze::AggregateConfig;
+use crate::lint::LintConfig;
+use crate::lint::Linted;
 use crate::pass::analysis::{self, Analysis};
 use crate::pass::fold::Source;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
-use crate::rdb::RedisType;
-use crate::report::diff::compare::{Diff, DiffOptions};
 use crate::report::keys::rows::RowFormat;
 use crate::report::keys::sinks::{ColumnFormat, RowSinks};
-use crate::report::lint as lint_output;
-use crate::report::page;
-use crate::report::run::state::{self, RunSettings};
-use crate::report::run::summary::Summary;
-use crate::report::run::{csv_files, tables};
-use crate::text::words::and_list;
-use std::cell::LazyCell;
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use crate::report::run::state::RunSettings;
+use crate::runs::compare::{load, Baseline, DiffKeys, DIFF_MIN_KEY_BYTES};
+use crate::runs::files::{replace_files, rewind, write_settled};
+use crate::runs::read::{analyse_linted, DumpSettings, KeyFold, NoExtra, RunInput};
+use crate::runs::written::{create_out_dir, write_report, Outputs, ReportFormat};
+use std::fs;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// What a report prints on stdout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReportFormat {
-    Table,
-    Json,
-}
 
 /// Which per-key files `report --out-dir` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,39 +84,6 @@ impl BaselineInput {
     /// (`with_ttl` for OLD).
     fn compare_keys(&self, with_ttl: bool) -> Option<(u64, bool)> {
         matches!(self.input, RunInput::Dumps(_)).then_some((DIFF_MIN_KEY_BYTES, with_ttl))
-    }
-}
-
-/// OLD read, and what the report's pass folded of NEW, to compare once NEW is linted.
-pub struct Baseline<'a> {
-    input: RunInput,
-    old: Loaded,
-    new_dumps: &'a [PathBuf],
-    new_keys: Option<DiffKeys>,
-    settings: DumpSettings<'a>,
-}
-
-impl Baseline<'_> {
-    /// OLD compared with the linted NEW as `diff` compares them, and whether OLD's dumps
-    /// failed.
-    fn compare(self, new: &Analysis<Aggregates>, lint: &LintReport) -> io::Result<(Diff, bool)> {
-        let old_failed = self.old.failed();
-        let new_summary = run_summary(new, lint, self.new_dumps, &self.settings)?;
-        let new = Loaded::dumps(self.new_dumps, new_summary, new.failed(), self.new_keys);
-        let diff_options = DiffOptions {
-            rows: DIFF_ROWS,
-            min_change: 0,
-            fail_on_growth: None,
-            fail_on_prefix_growth: None,
-        };
-        let diff = compare_sides(
-            (&self.input, self.old),
-            (&RunInput::Dumps(self.new_dumps.to_vec()), new),
-            self.settings.options,
-            DIFF_MIN_KEY_BYTES,
-            &diff_options,
-        )?;
-        Ok((diff, old_failed))
     }
 }
 
@@ -312,180 +262,13 @@ pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
     };
     if args.keys_files == KeysFiles::Arrow && args.out_dir.is_some() {
         // Standard output holds the keys; the tables are in --out-dir's files.
-        return write_report(analysis, &settings, &outputs, baseline, io::sink());
+        return report_outcome(write_report(
+            analysis,
+            &settings,
+            &outputs,
+            baseline,
+            io::sink(),
+        )?);
     }
-    write_report(analysis, &settings, &outputs, baseline, out)
-}
-
-/// Where a report goes once its dumps are analysed (or its runs merged).
-pub struct Outputs<'a> {
-    /// summary.json, report.html and the tables are written here.
-    pub out_dir: Option<&'a Path>,
-    /// The per-key files already written to `out_dir` during the pass.
-    pub key_files: &'a [&'a str],
-    pub html: Option<&'a Path>,
-    /// What stdout shows.
-    pub format: ReportFormat,
-    pub sort: SortBy,
-    /// Rows of each table on stdout (`--rows`), when given.
-    pub rows: Option<usize>,
-    /// No message about the files written.
-    pub quiet: bool,
-}
-
-/// Lints `analysis` (made with `settings`) and writes the report where `to` says and to
-/// `out`; summary.json carries the run's mergeable state. With a `baseline`, the page shows
-/// what changed since it and `to.out_dir` gets the diff files.
-pub fn write_report(
-    analysis: Analysis<Linted>,
-    settings: &RunSettings,
-    to: &Outputs<'_>,
-    baseline: Option<Baseline<'_>>,
-    mut out: impl Write,
-) -> io::Result<Outcome> {
-    let json = to.format == ReportFormat::Json;
-    let state = (to.out_dir.is_some() || json)
-        .then(|| state::write(settings, &analysis))
-        .transpose()?;
-    let (analysis, lint) = lint::evaluate(analysis);
-    let diff = baseline.map(|b| b.compare(&analysis, &lint)).transpose()?;
-    let config = &settings.aggregates;
-    // Built once, for whichever of summary.json, report.html and `--format json` want it.
-    let summary = LazyCell::new(|| {
-        let mut s = summary_with_lint(
-            &analysis,
-            &lint,
-            &settings.lint.thresholds,
-            config,
-            settings.filtered,
-            config.top_n,
-        );
-        s.state = state;
-        s
-    });
-    let since = diff.as_ref().map(|(d, _)| d);
-    let page = LazyCell::new(|| page::render(&summary, since));
-    if let Some(dir) = to.out_dir {
-        let files = write_out_dir(dir, &analysis, &lint, &summary, &page, since)?;
-        if !to.quiet {
-            // The per-key files were written during the pass.
-            let written = [to.key_files, &files].concat();
-            eprintln!(
-                "rdbscope: wrote {} to {}",
-                and_list(&written),
-                dir.display()
-            );
-        }
-    }
-    if let Some(path) = to.html {
-        write_whole(path, |w| w.write_all(page.as_bytes()))?;
-    }
-    let outcome = if analysis.failed() || diff.as_ref().is_some_and(|(_, failed)| *failed) {
-        Outcome::Failed
-    } else {
-        Outcome::Clean
-    };
-    let written = match to.format {
-        ReportFormat::Table => out
-            .write_all(
-                tables::report(&analysis, config.top_n, to.rows, to.sort, settings.filtered)
-                    .as_bytes(),
-            )
-            .and_then(|()| out.write_all(lint_output::summary_table(&lint).as_bytes())),
-        ReportFormat::Json => serde_json::to_writer_pretty(&mut out, &*summary)
-            .map_err(io::Error::from)
-            .and_then(|()| out.write_all(b"\n")),
-    };
-    keep_verdict(written.and_then(|()| out.flush()), outcome)
-}
-
-/// `dir`, created with its parents when missing; a file in the way is named as such.
-pub fn create_out_dir(dir: &Path) -> io::Result<()> {
-    let existing = dir.ancestors().find(|p| p.exists());
-    if let Some(file) = existing.filter(|p| !p.is_dir()) {
-        let what = if file == dir {
-            "is a file".to_string()
-        } else {
-            format!("{} is a file", file.display())
-        };
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "--out-dir {}: {what}, not a directory (name a directory; it is created when missing)",
-                dir.display()
-            ),
-        ));
-    }
-    fs::create_dir_all(dir).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!(
-                "--out-dir {}: cannot create the directory: {e}",
-                dir.display()
-            ),
-        )
-    })
-}
-
-/// Writes `dir/name` whole with `write`, and adds its name to `written`.
-fn write_file(
-    dir: &Path,
-    name: &'static str,
-    written: &mut Vec<&'static str>,
-    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> io::Result<()> {
-    write_whole(&dir.join(name), write)?;
-    written.push(name);
-    Ok(())
-}
-
-/// The files of `--out-dir` beside the per-key ones, each written whole: their names, in
-/// the order written.
-fn write_out_dir(
-    dir: &Path,
-    a: &Analysis<Aggregates>,
-    lint: &LintReport,
-    summary: &Summary,
-    page: &str,
-    baseline: Option<&Diff>,
-) -> io::Result<Vec<&'static str>> {
-    let m = &a.merged;
-    let mut written = Vec::new();
-    write_file(dir, "summary.json", &mut written, |w| {
-        serde_json::to_writer_pretty(&mut *w, summary)?;
-        w.write_all(b"\n")
-    })?;
-    write_file(dir, "report.html", &mut written, |w| {
-        w.write_all(page.as_bytes())
-    })?;
-    if let Some(diff) = baseline {
-        written.extend(write_files(dir, diff)?);
-    }
-    write_file(dir, "prefixes.csv", &mut written, |w| {
-        csv_files::write_prefixes(w, &m.prefixes, SortBy::Memory)
-    })?;
-    write_file(dir, "patterns.csv", &mut written, |w| {
-        csv_files::write_patterns(w, m.patterns.table(), SortBy::Memory)
-    })?;
-    write_file(dir, "top.csv", &mut written, |w| {
-        let t = &m.top;
-        let overall = [
-            (Metric::Memory, &t.by_memory),
-            (Metric::Elements, &t.by_elements),
-            (Metric::Serialized, &t.by_serialized),
-        ]
-        .map(|(metric, top)| (metric.ranking().to_string(), top));
-        let per_type = RedisType::ALL
-            .iter()
-            .zip(&t.by_type)
-            .map(|(ty, top)| (format!("memory:{}", ty.name()), top));
-        csv_files::write_top(w, overall.into_iter().chain(per_type), &a.files)
-    })?;
-    write_file(dir, "slots.csv", &mut written, |w| {
-        csv_files::write_slots(w, &m.slots)
-    })?;
-    write_file(dir, "findings.csv", &mut written, |w| {
-        lint_output::write_csv(w, lint)
-    })?;
-    Ok(written)
+    report_outcome(write_report(analysis, &settings, &outputs, baseline, out)?)
 }

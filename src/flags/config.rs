@@ -11,7 +11,7 @@ use super::parsed::{
 use crate::analyze::prefixes::PrefixConfig;
 use crate::analyze::AggregateConfig;
 use crate::commands::keys::Rows;
-use crate::commands::report::{KeysFiles, ReportFormat};
+use crate::commands::report::KeysFiles;
 use crate::commands::{diff, info, keys, lint, merge, prefixes, report, top, Command};
 use crate::lint::{LintConfig, Thresholds};
 use crate::model::server::{ProfileOverrides, Version};
@@ -23,6 +23,7 @@ use crate::pass::progress::ProgressMode;
 use crate::report::diff::compare::DiffOptions;
 use crate::report::keys::rows::RowFormat;
 use crate::report::keys::sinks::ColumnFormat;
+use crate::runs::written::ReportFormat;
 use std::io;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;

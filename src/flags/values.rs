@@ -8,13 +8,14 @@ use crate::analyze::top::Metric;
 use crate::commands::diff::DiffFormat;
 use crate::commands::info::InfoFormat;
 use crate::commands::lint::LintFormat;
-use crate::commands::report::{KeysFiles, ReportFormat};
+use crate::commands::report::KeysFiles;
 use crate::commands::ListFormat;
 use crate::lint::{Rule, Severity};
 use crate::model::allocator::Allocator;
 use crate::model::server::AllocatorSetting;
 use crate::pass::progress::ProgressMode;
 use crate::rdb::RedisType;
+use crate::runs::written::ReportFormat;
 use clap::builder::PossibleValue;
 use clap::ValueEnum;
 
