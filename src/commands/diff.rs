@@ -100,13 +100,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             .map_err(|e| io::Error::new(e.kind(), format!("--out-dir {}: {e}", dir.display())))?;
         write_files(dir, &diff)?;
     }
-    let outcome = if old_failed || new_failed {
-        Outcome::Failed
-    } else if !diff.alerts.is_empty() {
-        Outcome::Findings
-    } else {
-        Outcome::Clean
-    };
+    let outcome = Outcome::of(old_failed || new_failed, !diff.alerts.is_empty());
     for a in &diff.alerts {
         if !args.quiet {
             eprintln!(

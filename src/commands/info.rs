@@ -37,7 +37,7 @@ pub struct Config {
 /// Every dump in turn: text blocks one after the other, or JSON (one object, an array of
 /// them for several dumps). A dump that cannot be opened is named on stderr and skipped.
 pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
-    let mut outcome = Outcome::Clean;
+    let mut failed = false;
     let mut text = String::new();
     let mut docs = Vec::new();
     let progress = Progress::for_files(args.progress, &args.dumps);
@@ -47,18 +47,18 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             Ok(described) => described,
             Err(e) if args.dumps.len() > 1 => {
                 progress.error(&format!("rdbscope: {e}"));
-                outcome = Outcome::Failed;
+                failed = true;
                 continue;
             }
             Err(e) => return Err(e),
         };
         if let Some(damage) = damage {
             progress.error(&format!("rdbscope: {name}: {damage}"));
-            outcome = Outcome::Failed;
+            failed = true;
         }
         if matches!(info.checksum, ChecksumVerdict::Mismatch { .. }) {
             progress.error(&format!("rdbscope: {name}: CRC64 mismatch"));
-            outcome = Outcome::Failed;
+            failed = true;
         }
         match args.format {
             InfoFormat::Table => {
@@ -83,7 +83,10 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
                 .and_then(|()| out.write_all(b"\n"))
         }
     };
-    keep_verdict(written.and_then(|()| out.flush()), outcome)
+    keep_verdict(
+        written.and_then(|()| out.flush()),
+        Outcome::of(failed, false),
+    )
 }
 
 /// One pass over the dump at `path`: its name, what it says, the model's memory, and the

@@ -52,11 +52,7 @@ pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
             })
         })?,
     };
-    Ok(if written.failed() {
-        Outcome::Failed
-    } else {
-        Outcome::Clean
-    })
+    Ok(Outcome::of(written.failed(), false))
 }
 
 /// Streams the rows of every dump to `out`.

@@ -48,13 +48,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         Linted::new(&aggregates, &config, source)
     })?;
     let (analysis, report) = lint::evaluate(analysis);
-    let outcome = if analysis.failed() {
-        Outcome::Failed
-    } else if report.fails(args.fail_on) {
-        Outcome::Findings
-    } else {
-        Outcome::Clean
-    };
+    let outcome = Outcome::of(analysis.failed(), report.fails(args.fail_on));
     let written = match args.format {
         LintFormat::Table => out.write_all(
             (partial_banner(&analysis.files).unwrap_or_default() + &output::tables(&report))

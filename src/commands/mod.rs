@@ -67,11 +67,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// `Failed` when some dump was not read whole, else `Clean`.
-    pub fn of_reading(failed: bool) -> Self {
-        match failed {
-            true => Outcome::Failed,
-            false => Outcome::Clean,
+    /// How a run ended: `failed`, some dump was not read whole (exit code 2, before all
+    /// else); `findings`, some at or above the failure level (1).
+    pub fn of(failed: bool, findings: bool) -> Self {
+        match (failed, findings) {
+            (true, _) => Outcome::Failed,
+            (false, true) => Outcome::Findings,
+            (false, false) => Outcome::Clean,
         }
     }
 }
@@ -100,7 +102,7 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
 
 /// The outcome of a report written by [`write_report`](crate::runs::written::write_report).
 pub fn report_outcome(written: Written) -> io::Result<Outcome> {
-    keep_verdict(written.stdout, Outcome::of_reading(written.failed))
+    keep_verdict(written.stdout, Outcome::of(written.failed, false))
 }
 
 /// The outcome of a run whose report `written` went to stdout: a reader that closed the

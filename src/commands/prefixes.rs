@@ -205,11 +205,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         };
         (a.failed(), written)
     };
-    let outcome = if failed {
-        Outcome::Failed
-    } else {
-        Outcome::Clean
-    };
+    let outcome = Outcome::of(failed, false);
     let written = written
         .and_then(|()| out.write_all(text.as_bytes()))
         .and_then(|()| out.flush());

@@ -69,11 +69,7 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         top: TopN::new(args.n, args.by, source.file),
     })?;
     let top = &a.merged.top;
-    let outcome = if a.failed() {
-        Outcome::Failed
-    } else {
-        Outcome::Clean
-    };
+    let outcome = Outcome::of(a.failed(), false);
     let filtered = !options.filter.is_empty();
     let mut notes = file_notes(&a.files);
     if top.sorted().is_empty() && a.merged.totals.all().keys > 0 {
