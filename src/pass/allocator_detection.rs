@@ -39,7 +39,6 @@ use crate::model::calibration::{UsedMemorySums, UsedMemoryTotals, DEPTH_CANDIDAT
 use crate::model::key_stats::KeyStats;
 use crate::model::memory::{db_overhead, server_baseline};
 use crate::model::server::{AllocatorSetting, ProfileOverrides, ServerProfile};
-use crate::pass::input::Dump;
 use crate::pass::scan::{DumpInfo, DumpScan};
 use crate::rdb::{KeyRecord, Scratch};
 use crate::text::words::plural;
@@ -633,12 +632,14 @@ fn assumed(why: &str) -> AllocatorChoice {
     }
 }
 
-/// The first guess for `dump` under `overrides`, from its first keys (the allocator given
-/// and no compressed list: nothing to guess).
-pub fn choose_allocator(dump: &Dump, overrides: &ProfileOverrides) -> AllocatorChoice {
-    // A value too long to sample is skipped, its pages handed back as it is.
-    let mut scan = DumpScan::of(dump);
-    scan.read_preamble();
+/// The first guess under `overrides` for a dump of `file_bytes`, from its first keys,
+/// which `scan` (its preamble read) goes on to read (the allocator given and no compressed
+/// list: nothing to guess).
+pub fn choose_allocator(
+    scan: DumpScan<'_>,
+    file_bytes: u64,
+    overrides: &ProfileOverrides,
+) -> AllocatorChoice {
     let Some(aux) = AuxMemory::of(scan.info()) else {
         return match overrides.allocator {
             AllocatorSetting::Fixed(a) => AllocatorChoice::given(a),
@@ -647,7 +648,7 @@ pub fn choose_allocator(dump: &Dump, overrides: &ProfileOverrides) -> AllocatorC
             }
         };
     };
-    let Some(sample) = sample(scan, dump.len() as u64, overrides) else {
+    let Some(sample) = sample(scan, file_bytes, overrides) else {
         return match overrides.allocator {
             AllocatorSetting::Fixed(a) => AllocatorChoice::given(a),
             AllocatorSetting::Auto => assumed("no key small enough to sample"),

@@ -16,7 +16,7 @@
 //! bytes done for the progress bar.
 
 use crate::model::key_stats::KeyStats;
-use crate::model::server::{ProfileOverrides, ServerProfile};
+use crate::model::server::ServerProfile;
 use crate::pass::allocator_detection::{choose_allocator, reconsider, AllocatorChoice, ChosenBy};
 use crate::pass::filter::KeyFilter;
 use crate::pass::fold::{Aggregator, Source};
@@ -133,17 +133,20 @@ impl<A> Analysis<A> {
     }
 }
 
-/// A dump ready for its pass: the user's overrides checked against what it says before its
-/// first key, its allocator chosen, its `ctime` and server profile read from its aux fields.
+/// A dump ready for its pass, from one read of what it says before its first key (its
+/// preamble: header and aux fields): the user's overrides checked against it, its allocator
+/// chosen, its `ctime` and server profile.
 pub struct PreparedDump {
     pub name: String,
     pub dump: Dump,
     pub allocator: AllocatorChoice,
     /// The run's options, with the allocator chosen for this dump.
     pub options: Options,
-    /// The `ctime` aux field.
+    /// The `ctime` aux field: the one time the keys' TTLs are measured from.
     pub ctime: Option<i64>,
-    /// The server profile of the aux fields before the first key, with the overrides.
+    /// The server profile of the preamble, as the dump says it (`None`: no header).
+    pub dumped: Option<ServerProfile>,
+    /// That profile with the overrides (and the allocator chosen).
     pub profile: Option<ServerProfile>,
 }
 
@@ -157,23 +160,28 @@ impl PreparedDump {
         options: &Options,
         settled: Option<&AllocatorChoice>,
     ) -> io::Result<Self> {
-        check_overrides(&dump, &options.overrides)
+        let mut scan = DumpScan::of(&dump);
+        scan.read_preamble();
+        let (ctime, dumped) = (scan.info().ctime_s(), scan.info().profile());
+        check_overrides(scan.info(), &options.overrides)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
         let allocator = match settled {
             Some(choice) => choice.clone(),
-            None => choose_allocator(&dump, &options.overrides),
+            // The sample continues the scan from the first key.
+            None => choose_allocator(scan, dump.len() as u64, &options.overrides),
         };
         let options = Options {
             overrides: allocator.apply_to(&options.overrides),
             ..options.clone()
         };
-        let (ctime, profile) = dump_context(&dump, &options.overrides);
+        let profile = dumped.map(|p| options.overrides.apply(p));
         Ok(PreparedDump {
             name,
             dump,
             allocator,
             options,
             ctime,
+            dumped,
             profile,
         })
     }
@@ -191,17 +199,6 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
-}
-
-/// The `ctime` aux field and the server profile (with `overrides`), read from the aux
-/// fields before the first key.
-fn dump_context(dump: &Dump, overrides: &ProfileOverrides) -> (Option<i64>, Option<ServerProfile>) {
-    let mut scan = DumpScan::of(dump);
-    scan.read_preamble();
-    (
-        scan.info().ctime_s(),
-        scan.profile().map(|p| overrides.apply(p)),
-    )
 }
 
 /// The empty aggregate dumps (or runs) are merged into with `+=`, in order: it measures
@@ -549,7 +546,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
                 // it: the keys again, priced under the whole dump's choice.
                 first.reread = true;
                 options.overrides = whole.apply_to(user_overrides);
-                source.profile = dump_context(dump, &options.overrides).1;
+                source.profile = prepared.dumped.map(|p| options.overrides.apply(p));
                 let no_rows = None::<(S::Builder, &mut S)>;
                 (pass, folded, passed) = fold_pass(dump, &options, None, no_rows, fold(source))?;
                 allocator = whole;

@@ -89,12 +89,10 @@ impl DumpInfo {
     }
 }
 
-/// Checks `overrides` against what `dump` says of itself before its first key:
+/// Checks `overrides` against what a dump says of itself before its first key (`preamble`):
 /// `--redis-version` must name a server that writes the dump's RDB version.
-pub fn check_overrides(dump: &Dump, overrides: &ProfileOverrides) -> Result<(), String> {
-    let mut scan = DumpScan::of(dump);
-    scan.read_preamble();
-    match (scan.info().header, scan.info().profile()) {
+pub fn check_overrides(preamble: &DumpInfo, overrides: &ProfileOverrides) -> Result<(), String> {
+    match (preamble.header, preamble.profile()) {
         (Some(header), Some(dumped)) => overrides.check_version(&dumped, header.version),
         _ => Ok(()),
     }
