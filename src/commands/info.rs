@@ -113,6 +113,7 @@ fn describe(
     let options = Options {
         verify_checksum: args.verify_checksum,
         overrides: args.overrides.clone(),
+        without_slots: true,
         ..Options::default()
     };
     let user_overrides = options.overrides.clone();

@@ -148,6 +148,7 @@ impl CommonArgs {
             key_limit: None,
             spool: self.spool(),
             allow_partial: self.live.allow_partial,
+            without_slots: false,
             settled: Vec::new(),
         })
     }

@@ -57,9 +57,10 @@ pub struct KeyStats<'data> {
     pub ttl_s: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
-    /// The cluster slot, once asked for ([`KeyStats::slot`]): commands that show none do
-    /// not hash the key.
+    /// The cluster slot: hashed as the key is read when `slot_on_read` (cheapest beside
+    /// the key's other work), else once asked for ([`KeyStats::slot`]).
     slot: Cell<Option<u16>>,
+    pub slot_on_read: bool,
     pub summary: ValueSummary,
     /// A string's value as stored (borrowed, possibly LZF-compressed), for rules that
     /// look inside it (`lint`'s value.json-string); `None` for other types.
@@ -94,6 +95,7 @@ impl<'data> KeyStats<'data> {
             idle_s: None,
             lfu_freq: None,
             slot: Cell::new(None),
+            slot_on_read: true,
             summary: ValueSummary::default(),
             string_value: None,
         }
@@ -149,7 +151,8 @@ impl<'data> KeyStats<'data> {
         let encoding = profile.loaded_encoding(record.value_type, summary, self.key.len() as u64);
         self.db = record.db;
         self.offset = record.offset;
-        self.slot.set(None);
+        self.slot
+            .set(self.slot_on_read.then(|| hash_slot(&self.key)));
         self.redis_type = redis_type;
         self.value_type = record.value_type;
         self.module = summary.module;

@@ -44,6 +44,9 @@ pub struct Options {
     /// Report the dumps that can be read when another cannot be opened or is no dump
     /// (`--allow-partial`), instead of refusing the run.
     pub allow_partial: bool,
+    /// No consumer shows the keys' cluster slots (`info`): the keys are not hashed as they
+    /// are read, only if a slot is asked for.
+    pub without_slots: bool,
     /// Each dump's allocator (by position) as a pass over the whole dump settled it: a run
     /// whose rows went out under a first guess the whole dump overturned, run again.
     pub settled: Vec<Option<AllocatorChoice>>,
@@ -164,7 +167,7 @@ fn fold_chunk<T, I, F, K>(
     records: &[KeyRecord<'_>],
     pages: &dyn ReleasePages,
     profile: &crate::model::server::ServerProfile,
-    filter: &KeyFilter,
+    options: &Options,
     folding: &Folding<I, F>,
     aggregating: &K,
 ) -> (Folded<T>, K::Part)
@@ -178,7 +181,9 @@ where
     let mut local = aggregating.local();
     let mut part = K::part(&mut local);
     let mut used_memory = UsedMemorySums::default();
+    let filter = &options.filter;
     let mut key = KeyStats::new();
+    key.slot_on_read = !options.without_slots;
     for (i, record) in records.iter().enumerate() {
         if !filter.is_empty()
             && !filter.accepts(record, profile.saved_at_ms, || record.key.to_cow().ok())
@@ -342,14 +347,7 @@ where
                                 current
                                     .par_chunks(CHUNK)
                                     .map(|c| {
-                                        fold_chunk(
-                                            c,
-                                            dump,
-                                            &p,
-                                            &options.filter,
-                                            &folding,
-                                            aggregating,
-                                        )
+                                        fold_chunk(c, dump, &p, options, &folding, aggregating)
                                     })
                                     .unzip::<_, _, Vec<_>, Vec<_>>()
                             },
