@@ -198,6 +198,15 @@ impl std::ops::AddAssign for ByAllocator {
     }
 }
 
+impl std::ops::SubAssign for ByAllocator {
+    /// Takes back what a part of the sum added (saturating).
+    fn sub_assign(&mut self, o: ByAllocator) {
+        for (s, o) in self.0.iter_mut().zip(o.0) {
+            *s = s.saturating_sub(o);
+        }
+    }
+}
+
 /// jemalloc's class for `n` bytes with the given quantum.
 fn jemalloc_class(n: u64, quantum: u64) -> u64 {
     match n {

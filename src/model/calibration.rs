@@ -13,7 +13,7 @@ use super::allocations::{KeyAllocations, Requests};
 use super::allocator::{Allocator, ByAllocator};
 use super::key_stats::KeyStats;
 use super::memory::KEYSPACE_ENTRY;
-use std::ops::AddAssign;
+use std::ops::{AddAssign, SubAssign};
 
 /// `list-compress-depth` candidates: 0 (off) to 3. Deeper settings are rare, and differ
 /// from 3 by a few nodes a list; `--config-set list-compress-depth=N` names one.
@@ -172,6 +172,18 @@ impl UsedMemoryTotals {
             priced: scale(self.priced),
             uncompressed: scale(self.uncompressed),
             savings: self.savings.map(scale),
+        }
+    }
+}
+
+impl SubAssign<&UsedMemoryTotals> for UsedMemoryTotals {
+    /// Takes back the totals of keys among those summed (the totals are linear in the keys).
+    fn sub_assign(&mut self, o: &UsedMemoryTotals) {
+        self.keys = self.keys.saturating_sub(o.keys);
+        self.priced -= o.priced;
+        self.uncompressed -= o.uncompressed;
+        for (s, o) in self.savings.iter_mut().zip(o.savings) {
+            *s -= o;
         }
     }
 }

@@ -546,53 +546,49 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     let mut scratch = Scratch::default();
     let mut stats = KeyStats::new();
     let tail = records.len() / 2;
-    // The later half's keys that stand for the rest of the file: all but its outliers.
-    let mut tail_memory = Vec::with_capacity(records.len() - tail);
-    for record in &records[tail..] {
-        stats.read(record, &profile, &mut scratch).ok()?;
-        tail_memory.push(stats.memory_bytes);
-    }
-    stats.allocations.take();
-    let outlier = tail_memory.iter().sum::<u64>() / OUTLIER_SHARE;
-    let scaled = |i: usize| i >= tail && tail_memory[i - tail] <= outlier;
-    // Keys counted once, and those scaled to the rest of the file.
-    let (mut once, mut scaled_sums) = (UsedMemorySums::default(), UsedMemorySums::default());
+    let (mut head_sums, mut tail_sums) = (UsedMemorySums::default(), UsedMemorySums::default());
     let mut dbs: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    let mut taking_scaled = false;
+    // The later half's keys, each with its memory, to tell its outliers.
+    let mut tail_memory = Vec::with_capacity(records.len() - tail);
     for (i, record) in records.iter().enumerate() {
-        if scaled(i) != taking_scaled {
-            let sums = if taking_scaled {
-                &mut scaled_sums
-            } else {
-                &mut once
-            };
-            sums.take(&mut stats.allocations);
-            taking_scaled = !taking_scaled;
+        if i == tail {
+            head_sums.take(&mut stats.allocations);
         }
         stats.read(record, &profile, &mut scratch).ok()?;
-        let sums = if taking_scaled {
-            &mut scaled_sums
+        let sums = if i < tail {
+            &mut head_sums
         } else {
-            &mut once
+            tail_memory.push(stats.memory_bytes);
+            &mut tail_sums
         };
         sums.add(&stats, depth);
         let db = dbs.entry(record.db).or_default();
         db.0 += 1;
         db.1 += u64::from(record.expire_ms.is_some());
     }
-    let sums = if taking_scaled {
-        &mut scaled_sums
-    } else {
-        &mut once
-    };
-    sums.take(&mut stats.allocations);
+    tail_sums.take(&mut stats.allocations);
+    let outlier = tail_memory.iter().sum::<u64>() / OUTLIER_SHARE;
+    let scaled = |i: usize| i >= tail && tail_memory[i - tail] <= outlier;
+    // What stands for the rest of the file: the later half less its outliers (priced again,
+    // few or none).
+    let mut outlier_sums = UsedMemorySums::default();
+    for record in (tail..records.len())
+        .filter(|&i| !scaled(i))
+        .map(|i| &records[i])
+    {
+        stats.read(record, &profile, &mut scratch).ok()?;
+        outlier_sums.add(&stats, depth);
+    }
+    outlier_sums.take(&mut stats.allocations);
+    let tail_totals = tail_sums.totals();
+    let mut scaled_totals = tail_totals;
+    scaled_totals -= &outlier_sums.totals();
+    let mut sums = head_sums.totals();
+    sums += &tail_totals;
     let last = records.last()?;
     let end = last.offset + last.serialized_bytes;
     // The trailer: the EOF opcode and the checksum.
     let rest = file_bytes.saturating_sub(end).saturating_sub(9);
-    let scaled_totals = scaled_sums.totals();
-    let mut sums = once.totals();
-    sums += &scaled_totals;
     if !whole && rest > 0 {
         let standing = (tail..records.len())
             .filter(|&i| scaled(i))
