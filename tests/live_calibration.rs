@@ -6,7 +6,9 @@
 //! reads `MEMORY USAGE key SAMPLES 0` of every key, `SAVE`s, and holds `rdbscope keys` and
 //! `rdbscope info` to the bounds: the depth right, the allocator `detected` and right
 //! (300,000 small strings beside the lists tell the quanta apart); Σ memory within 2 % of
-//! Σ `MEMORY USAGE`, per-key p95 within 5 %.
+//! Σ `MEMORY USAGE`, per-key p95 within 5 %. And the first guess, from the first keys: one
+//! big value among them does not mislead it; when many do, rows in files are written again
+//! under what the whole dump settles.
 //!
 //! Needs `redis-server` installed (`apt-get install redis-server`).
 
@@ -290,5 +292,47 @@ fn rows_in_files_are_priced_as_the_whole_dump_says_when_its_first_keys_mislead()
         model["first_guess"]["allocator"],
         Value::from("jemalloc-16"),
         "{model}"
+    );
+}
+
+/// One big value among the sample's later keys (a 1 MB string, 12 KB in the file after
+/// 9,000 small strings, before 200,000 more) is counted once, not scaled to the rest of the
+/// file: the guess from the first keys stands, and `keys` writes its rows with nothing to
+/// warn of. Scaled, that one string put the guess 80 % over `used-mem`.
+#[test]
+fn one_big_value_among_the_first_keys_does_not_mislead_the_guess() {
+    let server = RedisServer::start();
+    let mut c = server.connect();
+    c.ok(cmd!["DEBUG", "POPULATE", "9000", "small", "20"]);
+    c.ok(cmd!["SELECT", "1"]);
+    c.ok(cmd!["SET", "blob", "x".repeat(1_000_000)]);
+    c.ok(cmd!["SELECT", "2"]);
+    c.ok(cmd!["DEBUG", "POPULATE", "200000", "small", "20"]);
+    c.ok(cmd!["SAVE"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+        .args(["keys", "--format", "csv"])
+        .arg(server.dump_path())
+        .output()
+        .expect("run rdbscope");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let info: Value = serde_json::from_slice(&rdbscope(
+        &["info", "--format", "json"],
+        &server.dump_path(),
+    ))
+    .expect("json");
+    let choice = &info["allocator"];
+    assert_eq!(
+        (
+            &choice["name"],
+            &choice["chosen_by"],
+            &choice["first_guess"]
+        ),
+        (
+            &Value::from("jemalloc-16"),
+            &Value::from("detected"),
+            &Value::Null
+        ),
+        "{choice}"
     );
 }
