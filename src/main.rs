@@ -1,13 +1,25 @@
 //! Entry point: parse arguments, run the command, map the outcome to an exit code.
-//! 0 = clean, 1 = findings at or above `--fail-on`, 2 = error. A closed pipe is a clean exit.
+//! 0 = clean, 1 = findings at or above `--fail-on`, 2 = error, 130 = interrupted (Ctrl-C:
+//! the partial files removed). A closed pipe is a clean exit.
 
 use clap::Parser;
 use rdbscope::commands::{is_closed_pipe, Outcome};
 use rdbscope::flags::Flags;
+use rdbscope::runs::files::remove_partials;
 use std::io;
 use std::process::ExitCode;
 
+/// The exit code of a run interrupted by Ctrl-C (SIGINT), as shells report one: 128 + 2.
+const INTERRUPTED: i32 = 130;
+
 fn main() -> ExitCode {
+    // Without a handler the process dies at once, its partial files left behind.
+    if let Err(e) = ctrlc::set_handler(|| {
+        remove_partials();
+        std::process::exit(INTERRUPTED);
+    }) {
+        eprintln!("rdbscope: cannot handle Ctrl-C: {e}");
+    }
     let flags = Flags::parse();
     if let Some(n) = flags.threads() {
         if let Err(e) = rayon::ThreadPoolBuilder::new()

@@ -397,6 +397,31 @@ fn output_files_are_replaced_whole() {
     assert!(!out_dir.join("top.csv.partial").exists());
 }
 
+/// Ctrl-C while a file is written: exit code 130 and no partial file left. The run reads
+/// its dump from a pipe the test holds open, so it is still writing when interrupted.
+#[test]
+fn an_interrupted_run_leaves_no_partial_file() {
+    let dir = TempDir::new().unwrap();
+    let target = dir.path().join("keys.csv");
+    let partial = dir.path().join("keys.csv.partial");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rdbscope"))
+        .args(["keys", "-", "-o", s(&target)])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !partial.exists() {
+        assert!(std::time::Instant::now() < deadline, "no partial file");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!partial.exists() && !target.exists());
+}
+
 #[test]
 fn a_damaged_dump_keeps_the_rows_before_the_damage() {
     let dir = TempDir::new().unwrap();

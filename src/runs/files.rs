@@ -4,6 +4,9 @@
 //! megabytes for a big dump) is deleted meanwhile on another thread: the kernel takes a
 //! while to free its pages, which truncating it in place would make the pass wait for.
 //!
+//! The partial files being written are listed ([`remove_partials`]): a run interrupted
+//! (Ctrl-C) removes them on its way out.
+//!
 //! Rows priced under a first guess at the allocator that the whole dump then overturned are
 //! written again, under the allocator the whole dump settled on ([`write_settled`]): a
 //! file can be emptied before it is renamed, standard output cannot.
@@ -16,6 +19,21 @@ use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+/// The partial files being written.
+static PARTIALS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn partials() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PARTIALS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes the partial files being written (a run interrupted leaves none behind).
+pub fn remove_partials() {
+    for partial in partials().drain(..) {
+        let _ = fs::remove_file(partial);
+    }
+}
 
 /// `err` with the file it is about.
 pub fn in_file(path: &Path, e: io::Error) -> io::Error {
@@ -61,6 +79,7 @@ pub fn replace_files<T>(
             }
         }
     }
+    self::partials().extend(partials.iter().cloned());
     let written = std::thread::scope(|scope| -> io::Result<T> {
         let old = scope.spawn(|| paths.iter().try_for_each(|p| remove_old(p)));
         let value = write(files);
@@ -78,6 +97,7 @@ pub fn replace_files<T>(
     if renamed.is_err() {
         remove_partials();
     }
+    self::partials().retain(|p| !partials.contains(p));
     renamed
 }
 
