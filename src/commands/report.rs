@@ -147,6 +147,8 @@ fn pass_into<E: KeyFold>(
             settings.progress,
             |options, again| {
                 if again {
+                    // What the first run folded beside is not held through the second.
+                    extras = None;
                     files.iter_mut().try_for_each(rewind)?;
                 }
                 let (csv, parquet) = match (args.keys_files.csv(), &mut files[..]) {

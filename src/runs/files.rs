@@ -134,18 +134,17 @@ pub fn write_settled<A>(
     mut write: impl FnMut(&Options, bool) -> io::Result<Analysis<A>>,
 ) -> io::Result<Analysis<A>> {
     let written = write(options, false)?;
-    match written.settled() {
-        Some(settled) if !dumps.iter().any(|d| input::read_once(d)) => {
-            progress.add_length(written.files.iter().map(|f| f.file_bytes).sum());
-            let settled = Options {
-                settled,
-                ..options.clone()
-            };
-            write(&settled, true)
-        }
-        _ => {
-            written.warn_unsettled(progress);
-            Ok(written)
-        }
-    }
+    let rereadable = !dumps.iter().any(|d| input::read_once(d));
+    let Some(settled) = written.settled().filter(|_| rereadable) else {
+        written.warn_unsettled(progress);
+        return Ok(written);
+    };
+    progress.add_length(written.files.iter().map(|f| f.file_bytes).sum());
+    // The first run's aggregates are not held through the second.
+    drop(written);
+    let settled = Options {
+        settled,
+        ..options.clone()
+    };
+    write(&settled, true)
 }
