@@ -101,16 +101,9 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
         write_files(dir, &diff)?;
     }
     let outcome = Outcome::of(old_failed || new_failed, !diff.alerts.is_empty());
-    for a in &diff.alerts {
-        if !args.quiet {
-            eprintln!(
-                "rdbscope: alert {}: {} grew {} (limit {} %)",
-                a.flag,
-                a.subject,
-                a.growth_percent
-                    .map_or_else(|| "from nothing".into(), |p| format!("{p:.1} %")),
-                a.limit_percent
-            );
+    if !args.quiet {
+        for a in &diff.alerts {
+            eprintln!("rdbscope: alert {}", a.describe());
         }
     }
     let written = match args.format {

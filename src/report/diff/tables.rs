@@ -570,16 +570,7 @@ pub fn crossings_table(d: &Diff) -> Option<DiffTable> {
 fn alert_lines(d: &Diff) -> Vec<String> {
     d.alerts
         .iter()
-        .map(|a| {
-            format!(
-                "ALERT {}: {} grew {} (limit {} %)",
-                a.flag,
-                a.subject,
-                a.growth_percent
-                    .map_or_else(|| "from nothing".into(), |p| format!("{p:.1} %")),
-                a.limit_percent
-            )
-        })
+        .map(|a| format!("ALERT {}", a.describe()))
         .collect()
 }
 

@@ -379,6 +379,7 @@ pub struct Crossing {
     pub exact: bool,
 }
 
+/// A growth past a `--fail-on-growth` / `--fail-on-prefix-growth` limit.
 #[derive(Clone, Debug, Serialize)]
 pub struct Alert {
     pub flag: &'static str,
@@ -386,6 +387,20 @@ pub struct Alert {
     pub subject: String,
     pub growth_percent: Option<f64>,
     pub limit_percent: f64,
+}
+
+impl Alert {
+    /// `FLAG: SUBJECT grew 12.3 % (limit 10 %)`, as the tables and stderr say it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} grew {} (limit {} %)",
+            self.flag,
+            self.subject,
+            self.growth_percent
+                .map_or_else(|| "from nothing".into(), |p| format!("{p:.1} %")),
+            self.limit_percent
+        )
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
