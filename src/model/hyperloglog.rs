@@ -119,25 +119,14 @@ struct Sds {
 /// `_sdsMakeRoomFor(s, 3, greedy)` or the `sdsResize` growth at length `len`.
 fn grow(a: Allocator, growth: Growth, s: Sds, len: u64, max_bytes: u64) -> Sds {
     let needed = len.saturating_add(ROOM);
-    match growth {
-        Growth::Greedy { usable } => {
+    let (newlen, header) = match growth {
+        Growth::Greedy { .. } => {
             let newlen = if needed < SDS_MAX_PREALLOC {
                 needed.saturating_mul(2)
             } else {
                 needed.saturating_add(SDS_MAX_PREALLOC)
             };
-            let header = growing_header(newlen, false);
-            let bytes = a.class(header + newlen + 1);
-            let alloc = if usable {
-                (bytes - header - 1).min(type_max(header))
-            } else {
-                newlen
-            };
-            Sds {
-                header,
-                alloc,
-                bytes,
-            }
+            (newlen, growing_header(newlen, false))
         }
         Growth::Resize { valkey8 } => {
             let newlen = needed
@@ -146,26 +135,30 @@ fn grow(a: Allocator, growth: Growth, s: Sds, len: u64, max_bytes: u64) -> Sds {
             let wanted = growing_header(newlen, valkey8);
             // realloc() keeps the header when the type is the same or a wider one above
             // sds8; otherwise a new allocation takes the type's.
-            let mut header = if wanted == s.header || (wanted < s.header && wanted > 3) {
-                s.header
-            } else {
-                wanted
-            };
-            let bytes = a.class(header + newlen + 1);
-            let alloc = if valkey8 {
-                if bytes - header - 1 > type_max(header) {
-                    header = growing_header(bytes - header - 1, true);
-                }
-                bytes - header - 1
-            } else {
-                newlen
-            };
-            Sds {
-                header,
-                alloc,
-                bytes,
-            }
+            let keeps = wanted == s.header || (wanted < s.header && wanted > 3);
+            (newlen, if keeps { s.header } else { wanted })
         }
+    };
+    let bytes = a.class(header + newlen + 1);
+    let usable = bytes - header - 1;
+    let (header, alloc) = match growth {
+        // From 6.2 `alloc` is the usable size, capped at the type's maximum.
+        Growth::Greedy { usable: true } => (header, usable.min(type_max(header))),
+        // Valkey 8.0+: the usable size, the header widened when it passes the type's.
+        Growth::Resize { valkey8: true } => {
+            let header = if usable > type_max(header) {
+                growing_header(usable, true)
+            } else {
+                header
+            };
+            (header, bytes - header - 1)
+        }
+        _ => (header, newlen),
+    };
+    Sds {
+        header,
+        alloc,
+        bytes,
     }
 }
 

@@ -568,21 +568,13 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     }
     tail_sums.take(&mut stats.allocations);
     let outlier = tail_memory.iter().sum::<u64>() / OUTLIER_SHARE;
-    let scaled = |i: usize| i >= tail && tail_memory[i - tail] <= outlier;
-    // What stands for the rest of the file: the later half less its outliers (priced again,
-    // few or none).
-    let mut outlier_sums = UsedMemorySums::default();
-    for record in (tail..records.len())
-        .filter(|&i| !scaled(i))
-        .map(|i| &records[i])
-    {
-        stats.read(record, &profile, &mut scratch).ok()?;
-        outlier_sums.add(&stats, depth);
-    }
-    outlier_sums.take(&mut stats.allocations);
+    let outliers: Vec<&KeyRecord> = records[tail..]
+        .iter()
+        .zip(&tail_memory)
+        .filter(|&(_, &memory)| memory > outlier)
+        .map(|(record, _)| record)
+        .collect();
     let tail_totals = tail_sums.totals();
-    let mut scaled_totals = tail_totals;
-    scaled_totals -= &outlier_sums.totals();
     let mut sums = head_sums.totals();
     sums += &tail_totals;
     let last = records.last()?;
@@ -590,21 +582,25 @@ fn sample(mut scan: DumpScan<'_>, file_bytes: u64, overrides: &ProfileOverrides)
     // The trailer: the EOF opcode and the checksum.
     let rest = file_bytes.saturating_sub(end).saturating_sub(9);
     if !whole && rest > 0 {
-        let standing = (tail..records.len())
-            .filter(|&i| scaled(i))
-            .map(|i| &records[i]);
-        let outlier_bytes: u64 = (tail..records.len())
-            .filter(|&i| !scaled(i))
-            .map(|i| records[i].serialized_bytes)
-            .sum();
+        // What stands for the rest of the file: the later half less its outliers (priced
+        // again, few or none).
+        let mut outlier_sums = UsedMemorySums::default();
+        for record in &outliers {
+            stats.read(record, &profile, &mut scratch).ok()?;
+            outlier_sums.add(&stats, depth);
+        }
+        outlier_sums.take(&mut stats.allocations);
+        let mut standing = tail_totals;
+        standing -= &outlier_sums.totals();
+        let outlier_bytes: u64 = outliers.iter().map(|r| r.serialized_bytes).sum();
         let tail_bytes = (end - records[tail].offset).saturating_sub(outlier_bytes);
         let factor = rest as f64 / tail_bytes.max(1) as f64;
-        sums += &scaled_totals.scaled(factor);
-        let (keys, expires) = standing.fold((0u64, 0u64), |(k, e), r| {
-            (k + 1, e + u64::from(r.expire_ms.is_some()))
-        });
+        sums += &standing.scaled(factor);
+        let expiring = |r: &&KeyRecord| r.expire_ms.is_some();
+        let expires = records[tail..].iter().filter(expiring).count()
+            - outliers.iter().copied().filter(expiring).count();
         let db = dbs.entry(last.db).or_default();
-        db.0 += (keys as f64 * factor).round() as u64;
+        db.0 += (standing.keys as f64 * factor).round() as u64;
         db.1 += (expires as f64 * factor).round() as u64;
     }
     Some(Sample {

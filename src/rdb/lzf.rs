@@ -209,40 +209,35 @@ pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
 /// whole string.
 pub fn prefix<const N: usize>(input: &[u8]) -> Option<[u8; N]> {
     let mut out = [0u8; N];
-    let mut produced = 0usize;
-    let mut i = 0usize;
-    while produced < N {
-        let ctrl = usize::from(*input.get(i)?);
-        i = i.checked_add(1)?;
-        if ctrl < 32 {
-            let len = ctrl.checked_add(1)?;
-            let run = input.get(i..i.checked_add(len)?)?;
-            for &b in run.iter().take(N.saturating_sub(produced)) {
-                *out.get_mut(produced)? = b;
-                produced = produced.checked_add(1)?;
-            }
-            i = i.checked_add(len)?;
-        } else {
-            let mut len = ctrl >> 5;
-            if len == 7 {
-                len = len.checked_add(usize::from(*input.get(i)?))?;
-                i = i.checked_add(1)?;
-            }
-            let low = usize::from(*input.get(i)?);
-            i = i.checked_add(1)?;
-            let distance = ((ctrl & 0x1f) << 8 | low).checked_add(1)?;
-            let mut from = produced.checked_sub(distance)?;
-            for _ in 0..len.checked_add(2)? {
-                if produced == N {
-                    break;
+    let (mut produced, mut i) = (0usize, 0usize);
+    while produced < N && i < input.len() {
+        // Positions below `N`: `next_instruction` checked each run against the input and
+        // each distance against what was produced.
+        match next_instruction(input, &mut i, produced, usize::MAX, 0).ok()? {
+            Instruction::Literal { at, len } => {
+                for &b in input.get(at..at.saturating_add(len))?.iter() {
+                    let Some(o) = out.get_mut(produced) else {
+                        break;
+                    };
+                    *o = b;
+                    produced = produced.saturating_add(1);
                 }
-                *out.get_mut(produced)? = *out.get(from)?;
-                produced = produced.checked_add(1)?;
-                from = from.checked_add(1)?;
+            }
+            Instruction::BackReference { distance, len } => {
+                for _ in 0..len {
+                    let Some(&b) = out.get(produced.saturating_sub(distance)) else {
+                        break;
+                    };
+                    let Some(o) = out.get_mut(produced) else {
+                        break;
+                    };
+                    *o = b;
+                    produced = produced.saturating_add(1);
+                }
             }
         }
     }
-    Some(out)
+    (produced == N).then_some(out)
 }
 
 #[cfg(test)]
