@@ -63,6 +63,9 @@ pub struct Tables {
     patterns: Patterns,
     encodings: PatternEncodings,
     tags: GroupTable,
+    /// Whether the prefixes take a key's segments from its pattern
+    /// ([`Patterns::segments_like`]).
+    shared_segments: bool,
 }
 
 impl Tables {
@@ -81,6 +84,7 @@ impl Aggregator for Aggregates {
             patterns: self.patterns.like(),
             encodings: self.encodings.like(),
             tags: self.slots.tags_like(),
+            shared_segments: self.patterns.segments_like(&self.prefixes),
         }
     }
 
@@ -96,8 +100,11 @@ impl Aggregator for Aggregates {
 
     #[inline]
     fn add_in_order(t: &mut Tables, k: &KeyStats<'_>) {
-        t.prefixes.add(k);
         t.patterns.add(k);
+        match t.shared_segments {
+            true => t.prefixes.add_at(k, t.patterns.delimiters()),
+            false => t.prefixes.add(k),
+        }
         t.encodings.add(k, t.patterns.current());
         add_tag(&mut t.tags, k);
     }

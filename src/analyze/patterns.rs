@@ -77,6 +77,10 @@ pub struct Patterns {
     /// The pattern being built, reused from key to key.
     #[serde(skip)]
     scratch: Vec<u8>,
+    /// Where the delimiters of the key added last are, in order: its segments, which the
+    /// prefixes take rather than look for them again ([`Patterns::delimiters`]).
+    #[serde(skip)]
+    delimiters: Vec<usize>,
 }
 
 impl Patterns {
@@ -86,6 +90,7 @@ impl Patterns {
             under: config.under.clone(),
             table: GroupTable::new(config.cap),
             scratch: Vec::new(),
+            delimiters: Vec::new(),
         }
     }
 
@@ -96,6 +101,7 @@ impl Patterns {
             under: self.under.clone(),
             table: self.table.like(),
             scratch: Vec::new(),
+            delimiters: Vec::new(),
         }
     }
 
@@ -106,12 +112,36 @@ impl Patterns {
             .and_then(|under| k.key.strip_prefix(under))
         {
             Some(rest) => {
-                pattern_of(rest, &self.delimiter, &mut self.scratch);
+                segment(
+                    rest,
+                    &self.delimiter,
+                    &mut self.scratch,
+                    &mut self.delimiters,
+                );
                 self.scratch.splice(0..0, self.under.iter().copied());
+                let under = self.under.len();
+                self.delimiters.iter_mut().for_each(|at| *at = at.saturating_add(under));
             }
-            _ => pattern_of(&k.key, &self.delimiter, &mut self.scratch),
+            _ => segment(
+                &k.key,
+                &self.delimiter,
+                &mut self.scratch,
+                &mut self.delimiters,
+            ),
         }
         self.table.add(&self.scratch, k);
+    }
+
+    /// Where the delimiters of the key added last are, in order (below
+    /// [`PrefixConfig::under`] when it starts with it).
+    pub fn delimiters(&self) -> &[usize] {
+        &self.delimiters
+    }
+
+    /// Whether these patterns split keys as `prefixes` do: then the prefixes of a key are
+    /// read from its [`Patterns::delimiters`].
+    pub fn segments_like(&self, prefixes: &super::prefixes::Prefixes) -> bool {
+        self.delimiter == prefixes.delimiter() && self.under == prefixes.under()
     }
 
     pub fn table(&self) -> &GroupTable {
@@ -138,7 +168,14 @@ impl Patterns {
 
 /// Writes the pattern of `key` into `out` (cleared first).
 pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
+    segment(key, delimiter, out, &mut Vec::new());
+}
+
+/// Writes the pattern of `key` into `out` and where its delimiters are into `delimiters`
+/// (both cleared first): one pass over the key for both.
+fn segment(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>, delimiters: &mut Vec<usize>) {
     out.clear();
+    delimiters.clear();
     let push = |segment: &[u8], classes: u8, out: &mut Vec<u8>| {
         if is_id(segment, classes) {
             out.push(b'*');
@@ -152,6 +189,7 @@ pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
         let mut mask = 0;
         for (i, &b) in key.iter().enumerate() {
             if b == d {
+                delimiters.push(i);
                 push(&key[start..i], mask, out);
                 out.push(d);
                 start = i.saturating_add(1);
@@ -171,6 +209,7 @@ pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
         if end == key.len() {
             return;
         }
+        delimiters.push(end);
         out.extend_from_slice(delimiter);
         from = end.saturating_add(delimiter.len());
     }

@@ -115,6 +115,22 @@ impl Prefixes {
         }
     }
 
+    /// Counts `k` under its prefixes, ending at `delimiters`: where the delimiters of
+    /// the key are, in order, as [`super::patterns::Patterns::delimiters`] found them.
+    #[inline]
+    pub fn add_at(&mut self, k: &KeyStats<'_>, delimiters: &[usize]) {
+        let key = &*k.key;
+        if !self.under.is_empty() && !key.starts_with(&self.under) {
+            return;
+        }
+        if delimiters.is_empty() {
+            self.no_delimiter.add(k);
+        }
+        for (table, &end) in self.tables.iter_mut().zip(delimiters) {
+            table.add(&key[..end], k);
+        }
+    }
+
     /// See [`GroupTable::trim`].
     pub fn trim(&mut self) {
         self.tables.iter_mut().for_each(GroupTable::trim);

@@ -152,6 +152,9 @@ pub struct TopN {
     file: usize,
     /// Lowest-ranked kept key on top: the one a better key replaces.
     heap: BinaryHeap<Reverse<TopKey>>,
+    /// What a key of this ranking's dump must pass to enter, once `n` are kept: see
+    /// [`TopN::rank`]. Most keys are turned away by this one comparison.
+    floor: Option<u128>,
 }
 
 impl TopN {
@@ -163,7 +166,32 @@ impl TopN {
             file,
             // Room for the first keys; a ranking read from a file may ask for any `n`.
             heap: BinaryHeap::with_capacity(n.min(1 << 12).saturating_add(1)),
+            floor: None,
         }
+    }
+
+    /// A key of this ranking's dump as one number that orders like [`TopKey`]: its value,
+    /// then its position (earlier ranks higher: `!offset`).
+    #[inline]
+    fn rank(value: u64, offset: u64) -> u128 {
+        u128::from(value) << 64 | u128::from(!offset)
+    }
+
+    /// Sets [`TopN::floor`] from the lowest kept key, once `n` are kept. A key of this
+    /// dump tying with it on value enters when it comes before it: always when the lowest
+    /// is of a later dump, never when of an earlier one.
+    fn settle_floor(&mut self) {
+        self.floor = match self.heap.peek() {
+            Some(Reverse(low)) if self.heap.len() >= self.n => {
+                let before = match low.file.cmp(&self.file) {
+                    Ordering::Equal => low.offset,
+                    Ordering::Greater => u64::MAX,
+                    Ordering::Less => 0,
+                };
+                Some(Self::rank(low.value, before))
+            }
+            _ => None,
+        };
     }
 
     pub fn metric(&self) -> Metric {
@@ -172,27 +200,36 @@ impl TopN {
 
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        let Some(value) = self.metric.of(k) else {
+        self.offer(k, self.metric.of(k));
+    }
+
+    /// Ranks `k` by `value`, its value under this ranking's metric.
+    #[inline]
+    fn offer(&mut self, k: &KeyStats<'_>, value: Option<u64>) {
+        let Some(value) = value else {
             return;
         };
-        if self.heap.len() >= self.n {
-            // Most keys lose to the lowest kept one: decide that without copying the key.
-            match self.heap.peek() {
-                Some(Reverse(low)) if low.rank_cmp(value, self.file, k.offset).is_lt() => {}
-                _ => return,
-            }
+        // Most keys lose to the lowest kept one: decide that without copying the key.
+        if self
+            .floor
+            .is_none_or(|floor| Self::rank(value, k.offset) > floor)
+        {
+            self.keep(k, value);
         }
-        self.keep(k, value);
     }
 
     /// Keeps `k`, ranked by `value`, in place of the lowest kept key if there are `n`:
     /// apart from [`TopN::add`], which is inlined into the caller for every key.
     #[inline(never)]
     fn keep(&mut self, k: &KeyStats<'_>, value: u64) {
+        if self.n == 0 {
+            return;
+        }
         if self.heap.len() >= self.n {
             self.heap.pop();
         }
         self.heap.push(Reverse(TopKey::new(k, value, self.file)));
+        self.settle_floor();
     }
 
     /// Highest first.
@@ -231,6 +268,7 @@ impl<'de> Deserialize<'de> for TopN {
         while top.heap.len() > top.n {
             top.heap.pop();
         }
+        top.settle_floor();
         Ok(top)
     }
 }
@@ -246,6 +284,7 @@ impl TopN {
                 Reverse(k)
             })
             .collect();
+        self.settle_floor();
     }
 }
 
@@ -259,6 +298,7 @@ impl AddAssign for TopN {
                 self.heap.push(Reverse(k));
             }
         }
+        self.settle_floor();
     }
 }
 
@@ -285,10 +325,11 @@ impl TopKeys {
 
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        self.by_memory.add(k);
-        self.by_elements.add(k);
-        self.by_serialized.add(k);
-        self.by_type[type_index(k.redis_type)].add(k);
+        let memory = Some(k.memory_bytes);
+        self.by_memory.offer(k, memory);
+        self.by_elements.offer(k, Metric::Elements.of(k));
+        self.by_serialized.offer(k, Some(k.serialized_bytes));
+        self.by_type[type_index(k.redis_type)].offer(k, memory);
     }
 }
 

@@ -419,6 +419,12 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
 /// The last segment of a pattern when there is one before it and it is a name rather
 /// than an id (`*`): the field a hash per entity would hold.
 pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
+    // Most patterns end in an id: `…:*` holds no field, whatever comes before.
+    if let Some(rest) = pattern.strip_suffix(b"*") {
+        if rest.ends_with(delimiter) {
+            return None;
+        }
+    }
     let at = match delimiter {
         [d] => pattern.iter().rposition(|b| b == d),
         _ => pattern
@@ -432,12 +438,18 @@ pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'
     (!parent.is_empty() && !field.is_empty() && field != b"*").then_some((parent, field))
 }
 
-/// ASCII bytes that break scripts and tools: space and controls, DEL, quotes, backslash.
-const ASCII_SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
+/// What a byte of a key may be, for [`special_chars`]: an ASCII byte that breaks scripts
+/// and tools (space and controls, DEL, quotes, backslash), or a byte of a non-ASCII
+/// character.
+const ASCII_SPECIAL: u8 = 1;
+const NOT_ASCII: u8 = 2;
+
+static BYTE_KIND: [u8; 256] = {
+    let mut table = [NOT_ASCII; 256];
     let mut b = 0;
     while b < 128 {
-        table[b] = b <= 0x20 || b == 0x7f || b == 0x22 || b == 0x27 || b == 0x5c;
+        let special = b <= 0x20 || b == 0x7f || b == 0x22 || b == 0x27 || b == 0x5c;
+        table[b] = if special { ASCII_SPECIAL } else { 0 };
         b += 1;
     }
     table
@@ -446,24 +458,27 @@ const ASCII_SPECIAL: [bool; 256] = {
 /// Bytes that break scripts and tools: whitespace, quotes, backslash, control bytes,
 /// invalid UTF-8 and non-printable characters.
 pub fn special_chars(key: &[u8]) -> usize {
-    let ascii_bad = |b: u8| ASCII_SPECIAL[usize::from(b)];
-    if key.is_ascii() {
-        // Every key passes here: a table lookup per byte, summed without branches.
-        return key.iter().map(|&b| usize::from(ascii_bad(b))).sum();
+    let kind = |b: &u8| BYTE_KIND[usize::from(*b)];
+    // Every key passes here: one table lookup a byte, OR-ed without branches; almost
+    // every key ends here.
+    match key.iter().fold(0, |m, b| m | kind(b)) {
+        0 => 0,
+        ASCII_SPECIAL => key.iter().filter(|b| kind(b) != 0).count(),
+        _ => key
+            .utf8_chunks()
+            .map(|chunk| {
+                let valid = chunk
+                    .valid()
+                    .chars()
+                    .filter(|&c| match u8::try_from(c) {
+                        Ok(b) if b.is_ascii() => kind(&b) != 0,
+                        _ => c.is_control() || is_invisible(c),
+                    })
+                    .count();
+                valid.saturating_add(chunk.invalid().len())
+            })
+            .sum(),
     }
-    key.utf8_chunks()
-        .map(|chunk| {
-            let valid = chunk
-                .valid()
-                .chars()
-                .filter(|&c| match u8::try_from(c) {
-                    Ok(b) if b.is_ascii() => ascii_bad(b),
-                    _ => c.is_control() || is_invisible(c),
-                })
-                .count();
-            valid.saturating_add(chunk.invalid().len())
-        })
-        .sum()
 }
 
 /// Positions breaking the strict alphabet: a first byte that is not a letter, and bytes

@@ -50,6 +50,9 @@ pub struct KeyStats<'data> {
     /// What the walk of the value gathered for the memory model, under the profile
     /// [`KeyStats::memory_bytes`] was sized with.
     pub memory: MemoryFacts,
+    /// Whether [`KeyStats::memory`] is as a string leaves it (empty), for a server with
+    /// Valkey 9's layouts or not: strings, most keys, then skip refilling it.
+    strings_facts: Option<bool>,
     pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
     /// Seconds from the dump's creation (`ctime`) to the expiry; negative when the key was
@@ -89,6 +92,7 @@ impl<'data> KeyStats<'data> {
             memory_bytes: 0,
             allocations: KeyAllocations::default(),
             memory: MemoryFacts::new(0, false),
+            strings_facts: None,
             largest_element_bytes: 0,
             expiry_ms: None,
             ttl_s: None,
@@ -128,10 +132,15 @@ impl<'data> KeyStats<'data> {
             RedisType::Set => profile.limits.set_max_listpack_entries,
             _ => 0,
         };
-        self.memory = MemoryFacts::new(compact_limit, profile.valkey_9());
+        let valkey_9 = profile.valkey_9();
+        let string = redis_type == RedisType::String;
+        if !string || self.strings_facts != Some(valkey_9) {
+            self.memory = MemoryFacts::new(compact_limit, valkey_9);
+            self.strings_facts = string.then_some(valkey_9);
+        }
         // A string's value is read once, on the decoder's straight path, and kept for the
         // rules that look inside it (`lint`'s value.json-string).
-        self.string_value = if redis_type == RedisType::String {
+        self.string_value = if string {
             Some(summarize_string_into(
                 &mut record.value_bytes(),
                 &mut self.summary,

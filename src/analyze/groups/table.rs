@@ -109,6 +109,11 @@ pub struct GroupTable {
     pub(super) scratch: Vec<u64>,
     /// The statistics of every entry, in order, made when the rows are first read.
     pub(super) settled: OnceLock<Vec<GroupStats>>,
+    /// The entry the last key was counted under: keys of one name tend to come in runs
+    /// (a dump of one prefix, a chunk of one pattern), and such a key is counted after
+    /// comparing its name with that entry's, without hashing it or probing the index.
+    /// Purges move entries, so they forget it.
+    pub(super) last: Option<usize>,
 }
 
 impl GroupTable {
@@ -129,6 +134,7 @@ impl GroupTable {
             overflowed: false,
             scratch: Vec::new(),
             settled: OnceLock::new(),
+            last: None,
         }
     }
 
@@ -156,19 +162,28 @@ impl GroupTable {
     #[inline]
     pub fn add_counting(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
         self.settled.take();
-        let hash = xxh3_128(name);
         let key = OneKey {
             elements,
             ..OneKey::of(k)
         };
-        let mut found = self.index.find(hash, &self.entries);
-        if found.is_err() && self.entries.len() >= self.limit() {
-            self.purge();
-            found = self.index.find(hash, &self.entries);
-        }
         let counter = ErrorBound {
             keys: 1,
             memory_bytes: key.memory_bytes,
+        };
+        let last = self
+            .last
+            .filter(|&at| self.names.get(self.entries[at].range()) == Some(name));
+        let found = match last {
+            Some(at) => Ok(at),
+            None => {
+                let hash = xxh3_128(name);
+                let mut found = self.index.find(hash, &self.entries);
+                if found.is_err() && self.entries.len() >= self.limit() {
+                    self.purge();
+                    found = self.index.find(hash, &self.entries);
+                }
+                found.map_err(|slot| (slot, hash))
+            }
         };
         match found {
             Ok(at) => {
@@ -177,8 +192,12 @@ impl GroupTable {
                 count_more(&mut e.counted, &mut self.many, &mut self.free, |s| {
                     s.add_key(&key);
                 });
+                self.last = Some(at);
             }
-            Err(slot) => self.enter(slot, hash, name, Counted::One(key), counter, self.absent),
+            Err((slot, hash)) => {
+                self.enter(slot, hash, name, Counted::One(key), counter, self.absent);
+                self.last = self.entries.len().checked_sub(1);
+            }
         }
     }
 
@@ -212,6 +231,7 @@ impl GroupTable {
     /// with nothing to `(other)`.
     #[cold]
     pub(super) fn purge(&mut self) {
+        self.last = None;
         let m = self.capacity;
         let nth_largest = |scratch: &mut Vec<u64>, values: &mut dyn Iterator<Item = u64>| {
             scratch.clear();
