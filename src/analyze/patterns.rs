@@ -120,7 +120,9 @@ impl Patterns {
                 );
                 self.scratch.splice(0..0, self.under.iter().copied());
                 let under = self.under.len();
-                self.delimiters.iter_mut().for_each(|at| *at = at.saturating_add(under));
+                self.delimiters
+                    .iter_mut()
+                    .for_each(|at| *at = at.saturating_add(under));
             }
             _ => segment(
                 &k.key,

@@ -3,7 +3,6 @@
 
 use super::groups::{GroupTable, SortBy};
 use crate::model::key_stats::KeyStats;
-use crate::rdb::checksum::hash_tag;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
@@ -130,7 +129,7 @@ impl<'de> Deserialize<'de> for Slots {
 /// Adds `k` to a hash-tag table (a heavy-hitter table: keys in file order).
 #[inline]
 pub fn add_tag(tags: &mut GroupTable, k: &KeyStats<'_>) {
-    if let Some(tag) = hash_tag(&k.key) {
+    if let Some(tag) = k.hash_tag() {
         tags.add(tag, k);
     }
 }

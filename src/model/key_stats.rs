@@ -11,7 +11,7 @@ use crate::model::encoding::Encoding;
 use crate::model::facts::MemoryFacts;
 use crate::model::memory;
 use crate::model::server::ServerProfile;
-use crate::rdb::checksum::hash_slot;
+use crate::rdb::checksum::{hash_tag, slot_seeing_brace};
 use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
@@ -60,9 +60,10 @@ pub struct KeyStats<'data> {
     pub ttl_s: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
-    /// The cluster slot: hashed as the key is read when `slot_on_read` (cheapest beside
-    /// the key's other work), else once asked for ([`KeyStats::slot`]).
-    slot: Cell<Option<u16>>,
+    /// The cluster slot, and whether the key holds a `{` (so may have a hash tag): hashed
+    /// as the key is read when `slot_on_read` (cheapest beside the key's other work), else
+    /// once asked for ([`KeyStats::slot`]).
+    slot: Cell<Option<(u16, bool)>>,
     pub slot_on_read: bool,
     pub summary: ValueSummary,
     /// A string's value as stored (borrowed, possibly LZF-compressed), for rules that
@@ -161,7 +162,7 @@ impl<'data> KeyStats<'data> {
         self.db = record.db;
         self.offset = record.offset;
         self.slot
-            .set(self.slot_on_read.then(|| hash_slot(&self.key)));
+            .set(self.slot_on_read.then(|| slot_seeing_brace(&self.key)));
         self.redis_type = redis_type;
         self.value_type = record.value_type;
         self.module = summary.module;
@@ -220,12 +221,24 @@ impl<'data> KeyStats<'data> {
 
     /// The CRC16 cluster slot of the key, honouring `{tags}`.
     pub fn slot(&self) -> u16 {
+        self.slot_and_brace().0
+    }
+
+    /// The key's hash tag, if it has one (see [`hash_tag`]).
+    pub fn hash_tag(&self) -> Option<&[u8]> {
+        self.slot_and_brace()
+            .1
+            .then(|| hash_tag(&self.key))
+            .flatten()
+    }
+
+    fn slot_and_brace(&self) -> (u16, bool) {
         match self.slot.get() {
-            Some(slot) => slot,
+            Some(hashed) => hashed,
             None => {
-                let slot = hash_slot(&self.key);
-                self.slot.set(Some(slot));
-                slot
+                let hashed = slot_seeing_brace(&self.key);
+                self.slot.set(Some(hashed));
+                hashed
             }
         }
     }

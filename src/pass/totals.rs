@@ -125,7 +125,8 @@ pub struct Totals {
     cells: Rows<Cell>,
     /// Index in `cells` of the last row used.
     last: usize,
-    /// Every key.
+    /// Every key that merges brought in from totals read back (as `by_db` below): what
+    /// folding added is summed from the cells when asked for ([`Totals::all`]).
     all: Counts,
     /// What merges brought in from totals read back from summary.json, which keeps the
     /// tables, not the cells.
@@ -137,7 +138,6 @@ pub struct Totals {
 impl Totals {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        self.all.add(k);
         let cell = (k.db, TypeKey::of(k), k.encoding);
         match self.cells.0.get_mut(self.last) {
             Some((c, counts)) if *c == cell => counts.add(k),
@@ -151,8 +151,13 @@ impl Totals {
         self.cells.0[self.last].1.add(k);
     }
 
-    pub fn all(&self) -> &Counts {
-        &self.all
+    /// Every key.
+    pub fn all(&self) -> Counts {
+        let mut all = self.all;
+        for (_, c) in &self.cells.0 {
+            all += c;
+        }
+        all
     }
 
     /// By db number.
@@ -200,7 +205,7 @@ struct TotalsState {
 impl Serialize for Totals {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         TotalsState {
-            all: self.all,
+            all: self.all(),
             by_db: self.by_db(),
             by_type: self.by_type(),
             by_encoding: self.by_encoding(),

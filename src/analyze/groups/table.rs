@@ -89,6 +89,29 @@ pub(super) fn count_more(
     }
 }
 
+/// Whether two names are the same bytes: most are short, compared here in two loads of a
+/// word each (overlapping) rather than through a call to `memcmp`.
+#[inline]
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    fn load<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+        let mut w = [0u8; N];
+        w.copy_from_slice(&s[at..at.saturating_add(N)]);
+        w
+    }
+    fn ends<const N: usize>(a: &[u8], b: &[u8]) -> bool {
+        let last = a.len().saturating_sub(N);
+        load::<N>(a, 0) == load::<N>(b, 0) && load::<N>(a, last) == load::<N>(b, last)
+    }
+    match a.len() {
+        n if n != b.len() => false,
+        0 => true,
+        1..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => ends::<4>(a, b),
+        8..=16 => ends::<8>(a, b),
+        _ => a == b,
+    }
+}
+
 /// Named groups of bounded number that keep every heavy name (see the module docs).
 pub struct GroupTable {
     pub(super) capacity: usize,
@@ -172,7 +195,7 @@ impl GroupTable {
         };
         let last = self
             .last
-            .filter(|&at| self.names.get(self.entries[at].range()) == Some(name));
+            .filter(|&at| same_name(&self.names[self.entries[at].range()], name));
         let found = match last {
             Some(at) => Ok(at),
             None => {
@@ -416,6 +439,25 @@ impl AddAssign for GroupTable {
         self.absent += o.absent;
         if self.entries.len() > self.limit() {
             self.purge();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_name;
+
+    #[test]
+    fn names_compare_as_their_bytes_whatever_their_length() {
+        for len in 0..40u8 {
+            let a: Vec<u8> = (0..len).collect();
+            assert!(same_name(&a, &a.clone()));
+            assert!(!same_name(&a, &a[..a.len().saturating_sub(1)]) || len == 0);
+            for at in 0..a.len() {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_name(&a, &b), "{len} bytes, differing at {at}");
+            }
         }
     }
 }

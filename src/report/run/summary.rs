@@ -124,8 +124,8 @@ pub struct CountsJson {
     pub keys_without_ttl: u64,
 }
 
-impl From<&Counts> for CountsJson {
-    fn from(c: &Counts) -> Self {
+impl From<Counts> for CountsJson {
+    fn from(c: Counts) -> Self {
         CountsJson {
             keys: c.keys,
             elements: c.elements,
@@ -649,7 +649,7 @@ pub fn build_with_rows(
             .iter()
             .map(|(db, c)| DbJson {
                 db: *db,
-                counts: c.into(),
+                counts: (*c).into(),
             })
             .collect(),
         by_type: m
@@ -658,7 +658,7 @@ pub fn build_with_rows(
             .iter()
             .map(|(t, c)| TypeJson {
                 type_name: t.name().into_owned(),
-                counts: c.into(),
+                counts: (*c).into(),
             })
             .collect(),
         by_encoding: m
@@ -668,7 +668,7 @@ pub fn build_with_rows(
             .map(|(t, e, c)| EncodingJson {
                 type_name: t.name().into_owned(),
                 encoding: *e,
-                counts: c.into(),
+                counts: (*c).into(),
             })
             .collect(),
         ttl: TtlJson {
@@ -823,7 +823,7 @@ impl TopJson {
         top: &TopN,
         n: usize,
         files: &[FileSummary],
-        totals: &Counts,
+        totals: Counts,
         filtered: bool,
         notes: Vec<String>,
     ) -> Self {

@@ -134,8 +134,8 @@ pub struct Whole {
     pub memory_bytes: u64,
 }
 
-impl From<&Counts> for Whole {
-    fn from(c: &Counts) -> Self {
+impl From<Counts> for Whole {
+    fn from(c: Counts) -> Self {
         Whole {
             keys: c.keys,
             memory_bytes: c.memory_bytes,
@@ -465,7 +465,7 @@ pub fn report(
     for (ty, c) in rows {
         t.add_row(counts_row(ty.name().into_owned(), &c, whole));
     }
-    t.add_row(counts_row("all".into(), m.totals.all(), whole));
+    t.add_row(counts_row("all".into(), &m.totals.all(), whole));
     section(&mut out, "Keys by type", t);
     out.push_str(&wrap(
         "memory: the keys' MEMORY USAGE added up (`info` models the server's used_memory, \
