@@ -420,10 +420,14 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
 /// than an id (`*`): the field a hash per entity would hold.
 pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
     // Most patterns end in an id: `…:*` holds no field, whatever comes before.
-    if let Some(rest) = pattern.strip_suffix(b"*") {
-        if rest.ends_with(delimiter) {
-            return None;
-        }
+    let ends_in_id = match (pattern, delimiter) {
+        ([.., d, b'*'], [delimiter]) => d == delimiter,
+        _ => pattern
+            .strip_suffix(b"*")
+            .is_some_and(|rest| rest.ends_with(delimiter)),
+    };
+    if ends_in_id {
+        return None;
     }
     let at = match delimiter {
         [d] => pattern.iter().rposition(|b| b == d),
@@ -593,6 +597,11 @@ mod tests {
         assert_eq!(field_of(b"user:*", b":"), None);
         assert_eq!(field_of(b"name", b":"), None);
         assert_eq!(field_of(b"a::b::c", b"::"), Some((&b"a::b"[..], &b"c"[..])));
+        // A field that only ends in `*` is a name; `*` alone after the delimiter is an id.
+        assert_eq!(field_of(b"a:b*", b":"), Some((&b"a"[..], &b"b*"[..])));
+        assert_eq!(field_of(b"a::*", b"::"), None);
+        assert_eq!(field_of(b"a::b*", b"::"), Some((&b"a"[..], &b"b*"[..])));
+        assert_eq!(field_of(b"*", b":"), None);
     }
 
     #[test]
