@@ -148,7 +148,7 @@ fn dump_values(data: &[u8]) {
         let mut r = k.value_bytes();
         let deep = rdbscope::rdb::summarize_value_into(
             k.value_type,
-            k.template.as_ref(),
+            k.template(),
             &mut r,
             &mut scratch,
             &mut MemoryFacts::new(0, false),

@@ -152,7 +152,12 @@ impl KeyRules {
                 found(Rule::ValueJsonString, value, threshold, None);
             }
         }
-        if on(Rule::EncodingJustOverListpack) {
+        // Only the big encodings of a hash, set, sorted set or list can be just over.
+        let big = matches!(
+            k.encoding,
+            Encoding::Hashtable | Encoding::Skiplist | Encoding::Quicklist
+        );
+        if big && on(Rule::EncodingJustOverListpack) {
             if let Some((value, limit, saving)) = Self::just_over_listpack(self.profile, config, k)
             {
                 found(
@@ -418,6 +423,7 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
 
 /// The last segment of a pattern when there is one before it and it is a name rather
 /// than an id (`*`): the field a hash per entity would hold.
+#[inline]
 pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
     // Most patterns end in an id: `…:*` holds no field, whatever comes before.
     let ends_in_id = match (pattern, delimiter) {
@@ -572,6 +578,9 @@ mod tests {
     #[test]
     fn special_characters() {
         assert_eq!(special_chars(b"user:1"), 0);
+        assert_eq!(special_chars(b"user:12345678:profile"), 0);
+        assert_eq!(special_chars(b"user:123 5678:profile"), 1);
+        assert_eq!(special_chars(b"user:12345678:profil\""), 1);
         assert_eq!(special_chars(b"a b\n\"c'\\"), 5);
         assert_eq!(special_chars(b"\x1b[31m"), 1);
         assert_eq!(special_chars("é☃".as_bytes()), 0);

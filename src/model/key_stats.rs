@@ -16,7 +16,7 @@ use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
     summarize_string_into, summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType,
-    Scratch, ValueSummary, ValueType,
+    Scratch, ValueSeen, ValueSummary, ValueType,
 };
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -141,21 +141,19 @@ impl<'data> KeyStats<'data> {
         }
         // A string's value is read once, on the decoder's straight path, and kept for the
         // rules that look inside it (`lint`'s value.json-string).
-        self.string_value = if string {
-            Some(summarize_string_into(
-                &mut record.value_bytes(),
-                &mut self.summary,
-            )?)
-        } else {
-            summarize_value_into(
-                record.value_type,
-                record.template.as_ref(),
-                &mut record.value_bytes(),
-                scratch,
-                &mut self.memory,
-                &mut self.summary,
-            )?;
-            None
+        self.string_value = match record.seen {
+            ValueSeen::String(value) => Some(summarize_string_into(value, &mut self.summary)?),
+            ValueSeen::Template(_) | ValueSeen::Bytes => {
+                summarize_value_into(
+                    record.value_type,
+                    record.template(),
+                    &mut record.value_bytes(),
+                    scratch,
+                    &mut self.memory,
+                    &mut self.summary,
+                )?;
+                None
+            }
         };
         let summary = &self.summary;
         let encoding = profile.loaded_encoding(record.value_type, summary, self.key.len() as u64);

@@ -37,18 +37,16 @@ impl Element<'_> {
 
 /// Parses `b` as Redis's `string2ll` does: optional `-`, no leading zeros or `+`, no
 /// spaces, fits in an i64. Only then does Redis encode the string as an integer.
+#[inline]
 pub fn parse_canonical_i64(b: &[u8]) -> Option<i64> {
-    if b.is_empty() || b.len() > 20 {
-        return None;
-    }
-    if b == b"0" {
-        return Some(0);
-    }
-    let (negative, digits) = match b[0] {
-        b'-' => (true, &b[1..]),
-        _ => (false, b),
+    // Most strings fail on their first byte.
+    let (negative, digits) = match b {
+        [b'0'] => return Some(0),
+        [b'-', digits @ ..] => (true, digits),
+        [b'1'..=b'9', ..] => (false, b),
+        _ => return None,
     };
-    if digits.is_empty() || digits[0] == b'0' {
+    if b.len() > 20 || !matches!(digits.first(), Some(b'1'..=b'9')) {
         return None;
     }
     let mut v: u64 = 0;
@@ -81,6 +79,11 @@ mod tests {
         assert_eq!(parse_canonical_i64(b"-0"), None);
         assert_eq!(parse_canonical_i64(b"+1"), None);
         assert_eq!(parse_canonical_i64(b"1 "), None);
+        assert_eq!(parse_canonical_i64(b""), None);
+        assert_eq!(parse_canonical_i64(b"-"), None);
+        assert_eq!(parse_canonical_i64(b"value:1"), None);
+        assert_eq!(parse_canonical_i64(b"18446744073709551615"), None);
+        assert_eq!(parse_canonical_i64(b"123456789012345678901"), None);
         assert_eq!(Element::Int(-100).len(), 4);
     }
 }

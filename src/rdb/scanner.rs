@@ -55,11 +55,31 @@ pub struct KeyRecord<'data> {
     pub expire_ms: Option<i64>,
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
+    /// What the scanner read of the value while stepping over it.
+    pub seen: ValueSeen<'data>,
+}
+
+/// What [`Scanner`] read of a key's value while stepping over it, kept so that the value
+/// is not read again for it.
+#[derive(Clone, Copy, Debug)]
+pub enum ValueSeen<'data> {
+    /// A string's value: the one string it is (its length read once).
+    String(RdbString<'data>),
     /// The hash template a type-30 or type-32 value refers to.
-    pub template: Option<Template<'data>>,
+    Template(Template<'data>),
+    /// Nothing beyond where its bytes are.
+    Bytes,
 }
 
 impl<'data> KeyRecord<'data> {
+    /// The hash template the value refers to, if it does.
+    pub fn template(&self) -> Option<&Template<'data>> {
+        match &self.seen {
+            ValueSeen::Template(t) => Some(t),
+            ValueSeen::String(_) | ValueSeen::Bytes => None,
+        }
+    }
+
     /// A cursor over the value, for [`super::value::summarize_value_into`].
     pub fn value_bytes(&self) -> Bytes<'data> {
         Bytes::new(self.value, self.value_offset)
@@ -334,10 +354,9 @@ impl<'data> Scanner<'data> {
                     let key = read_string(&mut self.r, "key")?;
                     let value_offset = self.r.offset();
                     let start = self.r.position();
-                    let template = if value_type == ValueType::String {
+                    let seen = if value_type == ValueType::String {
                         // The commonest record, on a straight path: its value is one string.
-                        read_string(&mut self.r, "string value")?;
-                        None
+                        ValueSeen::String(read_string(&mut self.r, "string value")?)
                     } else {
                         let template = self.referenced_template(value_type)?;
                         skip_value(
@@ -346,7 +365,7 @@ impl<'data> Scanner<'data> {
                             &mut self.r,
                             &mut self.scratch,
                         )?;
-                        template
+                        template.map_or(ValueSeen::Bytes, ValueSeen::Template)
                     };
                     let value = self.r.since(start);
                     keys.push(KeyRecord {
@@ -360,7 +379,7 @@ impl<'data> Scanner<'data> {
                         expire_ms,
                         idle_s,
                         lfu_freq,
-                        template,
+                        seen,
                     });
                     return Ok(Next::Key);
                 }

@@ -185,15 +185,14 @@ pub fn summarize_value_into<S: ValueSink>(
     walk::<true, S>(vt, template, r, scratch, s, sink)
 }
 
-/// Reads the string value at `r` and describes it in `s` (overwritten): what
+/// Describes the string value `v` (as the scanner read it) in `s` (overwritten): what
 /// [`summarize_value_into`] does for a string, on a straight path with no dispatch on the
 /// value's type, handing the string back.
 #[inline(always)]
 pub fn summarize_string_into<'data>(
-    r: &mut Bytes<'data>,
+    v: RdbString<'data>,
     s: &mut ValueSummary,
 ) -> Result<RdbString<'data>> {
-    let v = read_string(r, "string value")?;
     *s = ValueSummary {
         all_integers: true,
         ..ValueSummary::default()
