@@ -147,7 +147,11 @@ impl KeyRules {
                 None,
             );
         }
-        if is_string && on(Rule::ValueJsonString) {
+        // Only strings long enough to break a JSON threshold are looked into.
+        let json_floor = t
+            .json_string_bytes
+            .min(t.json_array_items.saturating_mul(2));
+        if is_string && length > json_floor && on(Rule::ValueJsonString) {
             if let Some((value, threshold)) = Self::json_violation(config, &mut self.text, k) {
                 found(Rule::ValueJsonString, value, threshold, None);
             }
@@ -391,7 +395,9 @@ impl SmallStrings {
                     &self.pattern
                 }
             };
-            if field_of(pattern, &config.delimiter).is_some() {
+            if !ends_in_id(pattern, &config.delimiter)
+                && field_of(pattern, &config.delimiter).is_some()
+            {
                 self.table.add_counting(pattern, k, length);
             }
         }
@@ -423,16 +429,8 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
 
 /// The last segment of a pattern when there is one before it and it is a name rather
 /// than an id (`*`): the field a hash per entity would hold.
-#[inline]
 pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
-    // Most patterns end in an id: `…:*` holds no field, whatever comes before.
-    let ends_in_id = match (pattern, delimiter) {
-        ([.., d, b'*'], [delimiter]) => d == delimiter,
-        _ => pattern
-            .strip_suffix(b"*")
-            .is_some_and(|rest| rest.ends_with(delimiter)),
-    };
-    if ends_in_id {
+    if ends_in_id(pattern, delimiter) {
         return None;
     }
     let at = match delimiter {
@@ -446,6 +444,18 @@ pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'
         &pattern[at.saturating_add(delimiter.len())..],
     );
     (!parent.is_empty() && !field.is_empty() && field != b"*").then_some((parent, field))
+}
+
+/// Whether a pattern ends in an id (`…:*`), and so holds no field whatever comes before:
+/// most do, told from their last bytes.
+#[inline(always)]
+fn ends_in_id(pattern: &[u8], delimiter: &[u8]) -> bool {
+    match (pattern, delimiter) {
+        ([.., d, b'*'], [delimiter]) => d == delimiter,
+        _ => pattern
+            .strip_suffix(b"*")
+            .is_some_and(|rest| rest.ends_with(delimiter)),
+    }
 }
 
 /// What a byte of a key may be, for [`special_chars`]: an ASCII byte that breaks scripts
@@ -467,12 +477,22 @@ static BYTE_KIND: [u8; 256] = {
 
 /// Bytes that break scripts and tools: whitespace, quotes, backslash, control bytes,
 /// invalid UTF-8 and non-printable characters.
+#[inline]
 pub fn special_chars(key: &[u8]) -> usize {
-    let kind = |b: &u8| BYTE_KIND[usize::from(*b)];
     // Every key passes here: one table lookup a byte, OR-ed without branches; almost
     // every key ends here.
-    match key.iter().fold(0, |m, b| m | kind(b)) {
+    match key.iter().fold(0, |m, b| m | BYTE_KIND[usize::from(*b)]) {
         0 => 0,
+        kinds => count_special_chars(key, kinds),
+    }
+}
+
+/// [`special_chars`] of a key holding some: ASCII ones only (`kinds`), or more.
+#[cold]
+#[inline(never)]
+fn count_special_chars(key: &[u8], kinds: u8) -> usize {
+    let kind = |b: &u8| BYTE_KIND[usize::from(*b)];
+    match kinds {
         ASCII_SPECIAL => key.iter().filter(|b| kind(b) != 0).count(),
         _ => key
             .utf8_chunks()

@@ -181,43 +181,54 @@ impl GroupTable {
     }
 
     /// Counts `k` under `name` with `elements` as its elements: lint's table of small
-    /// strings counts their lengths there.
+    /// strings counts their lengths there. Inlined for a key of the name counted last;
+    /// any other is looked up out of line ([`GroupTable::count_looked_up`]).
     #[inline]
     pub fn add_counting(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
-        self.settled.take();
         let key = OneKey {
             elements,
             ..OneKey::of(k)
         };
-        let counter = ErrorBound {
+        match self.last {
+            Some(at) if same_name(&self.names[self.entries[at].range()], name) => {
+                self.settled.take();
+                self.count_at(at, &key);
+            }
+            _ => self.count_looked_up(name, key),
+        }
+    }
+
+    /// Counts `key` under entry `at`.
+    #[inline]
+    fn count_at(&mut self, at: usize, key: &OneKey) {
+        let e = &mut self.entries[at];
+        e.counter += ErrorBound {
             keys: 1,
             memory_bytes: key.memory_bytes,
         };
-        let last = self
-            .last
-            .filter(|&at| same_name(&self.names[self.entries[at].range()], name));
-        let found = match last {
-            Some(at) => Ok(at),
-            None => {
-                let hash = xxh3_128(name);
-                let mut found = self.index.find(hash, &self.entries);
-                if found.is_err() && self.entries.len() >= self.limit() {
-                    self.purge();
-                    found = self.index.find(hash, &self.entries);
-                }
-                found.map_err(|slot| (slot, hash))
-            }
-        };
+        count_more(&mut e.counted, &mut self.many, &mut self.free, |s| {
+            s.add_key(key);
+        });
+        self.last = Some(at);
+    }
+
+    /// Counts `key` under `name`, found by its hash, or entered.
+    #[inline(never)]
+    fn count_looked_up(&mut self, name: &[u8], key: OneKey) {
+        self.settled.take();
+        let hash = xxh3_128(name);
+        let mut found = self.index.find(hash, &self.entries);
+        if found.is_err() && self.entries.len() >= self.limit() {
+            self.purge();
+            found = self.index.find(hash, &self.entries);
+        }
         match found {
-            Ok(at) => {
-                let e = &mut self.entries[at];
-                e.counter += counter;
-                count_more(&mut e.counted, &mut self.many, &mut self.free, |s| {
-                    s.add_key(&key);
-                });
-                self.last = Some(at);
-            }
-            Err((slot, hash)) => {
+            Ok(at) => self.count_at(at, &key),
+            Err(slot) => {
+                let counter = ErrorBound {
+                    keys: 1,
+                    memory_bytes: key.memory_bytes,
+                };
                 self.enter(slot, hash, name, Counted::One(key), counter, self.absent);
                 self.last = self.entries.len().checked_sub(1);
             }
