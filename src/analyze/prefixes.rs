@@ -70,6 +70,9 @@ pub struct Prefixes {
     /// `tables[d - 1]` holds the depth-`d` prefixes.
     tables: Vec<GroupTable>,
     no_delimiter: GroupStats,
+    /// Where [`Prefixes::add`] found the delimiters of the key added last, reused.
+    #[serde(skip)]
+    delimiters: Vec<usize>,
 }
 
 impl Prefixes {
@@ -81,6 +84,7 @@ impl Prefixes {
                 .map(|_| GroupTable::new(config.cap))
                 .collect(),
             no_delimiter: GroupStats::default(),
+            delimiters: Vec::new(),
         }
     }
 
@@ -91,28 +95,26 @@ impl Prefixes {
             under: self.under.clone(),
             tables: self.tables.iter().map(GroupTable::like).collect(),
             no_delimiter: GroupStats::default(),
+            delimiters: Vec::new(),
         }
     }
 
     /// Counts `k` under its prefixes; a key not under [`PrefixConfig::under`] (which the
-    /// run's filter keeps out) is not counted.
-    #[inline]
+    /// run's filter keeps out) is not counted. Looks for the key's delimiters, then counts
+    /// it as [`Prefixes::add_at`]; a report takes them from the key's pattern instead.
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        let key = &*k.key;
-        if !self.under.is_empty() && !key.starts_with(&self.under) {
-            return;
-        }
+        let mut delimiters = std::mem::take(&mut self.delimiters);
+        delimiters.clear();
         let mut from = self.under.len();
-        for (depth, table) in self.tables.iter_mut().enumerate() {
-            let Some(end) = find_delimiter(key, from, &self.delimiter) else {
-                if depth == 0 {
-                    self.no_delimiter.add(k);
-                }
-                return;
+        while delimiters.len() < self.tables.len() {
+            let Some(end) = find_delimiter(&k.key, from, &self.delimiter) else {
+                break;
             };
-            table.add(&key[..end], k);
+            delimiters.push(end);
             from = end.saturating_add(self.delimiter.len());
         }
+        self.add_at(k, &delimiters);
+        self.delimiters = delimiters;
     }
 
     /// Counts `k` under its prefixes, ending at `delimiters`: where the delimiters of

@@ -13,7 +13,7 @@ use crate::model::key_stats::KeyStats;
 use crate::model::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::model::server::{Family, ServerProfile, Version};
 use crate::pass::fold::Source;
-use crate::rdb::RedisType;
+use crate::rdb::{RdbString, RedisType};
 use crate::text::invisible::is_invisible;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize, Serializer};
@@ -147,11 +147,7 @@ impl KeyRules {
                 None,
             );
         }
-        // Only strings long enough to break a JSON threshold are looked into.
-        let json_floor = t
-            .json_string_bytes
-            .min(t.json_array_items.saturating_mul(2));
-        if is_string && length > json_floor && on(Rule::ValueJsonString) {
+        if is_string && on(Rule::ValueJsonString) {
             if let Some((value, threshold)) = Self::json_violation(config, &mut self.text, k) {
                 found(Rule::ValueJsonString, value, threshold, None);
             }
@@ -226,20 +222,32 @@ impl KeyRules {
     /// (value, threshold) when the string is a JSON object or array over the byte
     /// threshold, or an array over the item threshold. Only strings long enough to break
     /// one of the two are decompressed and parsed: `[1,…]` takes 2 bytes per item.
+    #[inline(always)]
     fn json_violation(
         config: &LintConfig,
         text: &mut Vec<u8>,
         k: &KeyStats<'_>,
     ) -> Option<(i64, i64)> {
         let t = &config.thresholds;
-        let s = k.string_value?;
-        let len = s.len();
-        if len
+        // A string's length, as the rules read it.
+        let len = k.length().unwrap_or(0);
+        match len
             <= t.json_string_bytes
                 .min(t.json_array_items.saturating_mul(2))
         {
-            return None;
+            true => None,
+            false => Self::parsed_json_violation(t, text, k.string_value?),
         }
+    }
+
+    /// [`KeyRules::json_violation`] of a string long enough to break a threshold.
+    #[inline(never)]
+    fn parsed_json_violation(
+        t: &super::Thresholds,
+        text: &mut Vec<u8>,
+        s: RdbString<'_>,
+    ) -> Option<(i64, i64)> {
+        let len = s.len();
         let bytes = s.bytes(text).ok()?;
         let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
         let (bytes_over, items) = match bytes[start] {
@@ -395,9 +403,7 @@ impl SmallStrings {
                     &self.pattern
                 }
             };
-            if !ends_in_id(pattern, &config.delimiter)
-                && field_of(pattern, &config.delimiter).is_some()
-            {
+            if field_of(pattern, &config.delimiter).is_some() {
                 self.table.add_counting(pattern, k, length);
             }
         }
@@ -428,11 +434,19 @@ fn list_within(size: i64, m: u64, n: u64, bytes: u64) -> bool {
 }
 
 /// The last segment of a pattern when there is one before it and it is a name rather
-/// than an id (`*`): the field a hash per entity would hold.
+/// than an id (`*`): the field a hash per entity would hold. Most patterns end in an id,
+/// told inline from their last bytes; the others are read out of line.
+#[inline(always)]
 pub fn field_of<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
-    if ends_in_id(pattern, delimiter) {
-        return None;
+    match ends_in_id(pattern, delimiter) {
+        true => None,
+        false => last_field(pattern, delimiter),
     }
+}
+
+/// [`field_of`] of a pattern that does not end in an id.
+#[inline(never)]
+fn last_field<'p>(pattern: &'p [u8], delimiter: &[u8]) -> Option<(&'p [u8], &'p [u8])> {
     let at = match delimiter {
         [d] => pattern.iter().rposition(|b| b == d),
         _ => pattern
