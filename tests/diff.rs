@@ -477,6 +477,48 @@ fn a_dump_diffed_with_itself_has_no_change_and_alerts_exit_1() {
 }
 
 /// The `<tr>` of the table `id` in `html` whose first cell is `name`.
+/// The summary.json the previous release wrote (schema version 2) of a dump compares with
+/// the dump itself: the same keys, memory, elements and findings, no note.
+#[test]
+fn a_summary_the_previous_release_wrote_compares_with_its_dump() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let old = root.join("summaries/schema2-redis-7.4.1-alltypes.summary.json");
+    let dump = root.join("real/redis-7.4.1-alltypes.rdb");
+    let d = diff_json(&old, &dump, &[]);
+    assert_eq!(d["old"]["kind"], "summary");
+    let totals = &d["totals"];
+    for (field, old) in [
+        ("keys", 44),
+        ("memory_bytes", 486_643),
+        ("serialized_bytes", 167_282),
+        ("elements", 7_830),
+        ("keys_with_ttl", 4),
+    ] {
+        assert_eq!(totals[field]["old"], old, "{field}: {totals}");
+        assert_eq!(totals[field]["change"], 0, "{field}: {totals}");
+    }
+    assert_eq!(d["changed"], false, "{d}");
+    assert_eq!(d["lint"]["rules"], serde_json::json!([]), "{d}");
+    assert_eq!(d["notes"], serde_json::json!([]), "{d}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let o = rdbscope(&[
+        "report",
+        "-q",
+        "--baseline",
+        old.to_str().unwrap(),
+        "--out-dir",
+        out.to_str().unwrap(),
+        dump.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("schema2-redis-7.4.1-alltypes.summary.json"),
+        "no baseline named"
+    );
+}
+
 fn html_row<'a>(html: &'a str, id: &str, name: &str) -> &'a str {
     let table = html
         .split(&format!("<table id=\"{id}\">"))

@@ -54,9 +54,11 @@ pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
             (partial_banner(&analysis.files).unwrap_or_default() + &output::tables(&report))
                 .as_bytes(),
         ),
-        LintFormat::Json => serde_json::to_writer_pretty(&mut out, &output::json(&report))
-            .map_err(io::Error::from)
-            .and_then(|()| out.write_all(b"\n")),
+        LintFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &output::LintJson::new(&report, None))
+                .map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+        }
         LintFormat::Csv => output::write_csv(&mut out, &report),
     };
     keep_verdict(written.and_then(|()| out.flush()), outcome)

@@ -7,6 +7,7 @@ use crate::pass::allocator_detection::AllocatorChoice;
 use crate::pass::scan::{ChecksumVerdict, DumpInfo};
 use crate::text::escape::escape_key;
 use crate::text::words::plural;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 fn checksum_text(v: &ChecksumVerdict) -> String {
@@ -159,33 +160,82 @@ pub fn text(
 
 /// The allocator a dump was modelled with, how it was chosen, and each candidate's
 /// residual against `used-mem` (`info --format json` and `summary.json`).
-pub fn allocator_json(a: &AllocatorChoice) -> Value {
-    json!({
-        "name": a.allocator.name(),
-        "chosen_by": a.chosen_by.name(),
-        "margin_bytes": a.margin_bytes,
-        "uncertainty_bytes": a.uncertainty_bytes,
-        "list_compress_depth": a.list_compress_depth.map(|d| json!({
-            "depth": d.depth,
-            "chosen_by": d.chosen_by.name(),
-            "margin_bytes": d.margin_bytes,
-        })),
-        "candidates": a.candidates.iter().map(|c| json!({
-            "allocator": c.allocator.name(),
-            "list_compress_depth": c.list_compress_depth,
-            "modelled_used_memory_bytes": c.modelled_bytes,
-            "residual_percent": c.residual_percent,
-        })).collect::<Vec<_>>(),
-        "sampled_keys": a.sampled_keys,
-        "whole_dump_sampled": a.whole_dump,
-        "first_guess": a.first_guess.as_ref().map(|f| json!({
-            "allocator": f.allocator.name(),
-            "list_compress_depth": f.list_compress_depth,
-            "sampled_keys": f.sampled_keys,
-            "reread": f.reread,
-        })),
-        "note": a.note,
-    })
+/// The allocator the memory model used and how it was chosen: `info --format json`'s
+/// `allocator` and summary.json's `files[].model.allocator`. Fields in alphabetical order,
+/// as both have always written them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AllocatorJson {
+    pub candidates: Vec<CandidateJson>,
+    pub chosen_by: String,
+    pub first_guess: Option<FirstGuessJson>,
+    pub list_compress_depth: Option<DepthChoiceJson>,
+    pub margin_bytes: Option<u64>,
+    pub name: String,
+    pub note: Option<String>,
+    pub sampled_keys: u64,
+    pub uncertainty_bytes: Option<u64>,
+    pub whole_dump_sampled: bool,
+}
+
+/// One allocator (at one `list-compress-depth`) the dump's `used-mem` was modelled with.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CandidateJson {
+    pub allocator: String,
+    pub list_compress_depth: Option<u64>,
+    pub modelled_used_memory_bytes: u64,
+    pub residual_percent: f64,
+}
+
+/// The guess from the first keys that the whole dump overturned.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FirstGuessJson {
+    pub allocator: String,
+    pub list_compress_depth: Option<u64>,
+    pub reread: bool,
+    pub sampled_keys: u64,
+}
+
+/// The `list-compress-depth` the dump's evidence chose.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DepthChoiceJson {
+    pub chosen_by: String,
+    pub depth: u64,
+    pub margin_bytes: u64,
+}
+
+impl From<&AllocatorChoice> for AllocatorJson {
+    fn from(a: &AllocatorChoice) -> Self {
+        AllocatorJson {
+            candidates: a
+                .candidates
+                .iter()
+                .map(|c| CandidateJson {
+                    allocator: c.allocator.name().to_string(),
+                    list_compress_depth: c.list_compress_depth,
+                    modelled_used_memory_bytes: c.modelled_bytes,
+                    residual_percent: c.residual_percent,
+                })
+                .collect(),
+            chosen_by: a.chosen_by.name().to_string(),
+            first_guess: a.first_guess.as_ref().map(|f| FirstGuessJson {
+                allocator: f.allocator.name().to_string(),
+                list_compress_depth: f.list_compress_depth,
+                reread: f.reread,
+                sampled_keys: f.sampled_keys,
+            }),
+            list_compress_depth: a.list_compress_depth.map(|d| DepthChoiceJson {
+                chosen_by: d.chosen_by.name().to_string(),
+                depth: d.depth,
+                margin_bytes: d.margin_bytes,
+            }),
+            margin_bytes: a.margin_bytes,
+            name: a.allocator.name().to_string(),
+            note: a.note.clone(),
+            sampled_keys: a.sampled_keys,
+            uncertainty_bytes: a.uncertainty_bytes,
+            whole_dump_sampled: a.whole_dump,
+        }
+    }
 }
 
 pub fn json(
@@ -233,7 +283,7 @@ pub fn json(
             "used_mem_aux": memory.used_mem_aux,
             "difference_percent": difference_percent(info, memory),
         },
-        "allocator": allocator_json(allocator),
+        "allocator": AllocatorJson::from(allocator),
         "file_bytes": info.file_bytes,
         "trailing_bytes": info.trailing_bytes,
         "checksum": checksum,

@@ -6,9 +6,11 @@
 use super::human::bytes;
 use super::text_table::table;
 use super::text_table::{output_width, wrap, wrap_indented, Keep, LIST_SEPARATOR};
-use crate::lint::{Finding, LintReport, Subject};
+use crate::lint::{Finding, LintReport, Severity, Subject, Thresholds};
+use crate::report::run::summary::sorted_keys;
 use crate::text::escape::{escape_key, neutralize_formula, text_and_base64};
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -65,62 +67,189 @@ fn advice(f: &Finding) -> Cow<'static, str> {
     }
 }
 
-/// `kind` holds the escaped name; `<kind>_base64` the exact bytes when escaping changed them.
-fn named(o: &mut Map<String, Value>, kind: &str, bytes: &[u8]) {
-    let (text, base64) = text_and_base64(bytes);
-    o.insert(kind.into(), text.into_owned().into());
-    if let Some(b64) = base64 {
-        o.insert(format!("{kind}_base64"), b64.into());
+/// The `lint --format json` object, also the `lint` section of summary.json (there with
+/// the thresholds the findings were judged by). Fields of each object in alphabetical
+/// order, as both have always written them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LintJson {
+    pub findings: Vec<FindingJson>,
+    pub summary: Vec<RuleJson>,
+    /// summary.json only: the thresholds of the run; `None` when the summary's
+    /// thresholds are not those of this rdbscope's rules (an older release's).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "sorted_keys",
+        deserialize_with = "thresholds_if_known"
+    )]
+    pub thresholds: Option<Thresholds>,
+}
+
+/// One finding. Its subject is under the field its kind names (`key`, `pattern`,
+/// `minute`, `slot`, `tag` or `file`), with `<kind>_base64` holding the exact bytes when
+/// escaping changed them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FindingJson {
+    #[serde(default)]
+    pub advice: String,
+    pub db: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_base64: Option<String>,
+    pub keys: u64,
+    pub memory_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minute: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern_base64: Option<String>,
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saving_bytes: Option<u64>,
+    pub severity: SeverityName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag_base64: Option<String>,
+    #[serde(default)]
+    pub threshold: i64,
+    pub value: i64,
+}
+
+/// One rule's totals over all its findings, and its worst subjects.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RuleJson {
+    #[serde(default)]
+    pub examples: Vec<String>,
+    pub findings: u64,
+    pub keys: u64,
+    pub memory_bytes: u64,
+    pub rule: String,
+    pub severity: SeverityName,
+}
+
+/// A severity as JSON names it (`error`, `warn`, `info`), ordered as [`Severity`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeverityName {
+    Info,
+    Warn,
+    Error,
+}
+
+impl From<Severity> for SeverityName {
+    fn from(s: Severity) -> Self {
+        match s {
+            Severity::Info => SeverityName::Info,
+            Severity::Warn => SeverityName::Warn,
+            Severity::Error => SeverityName::Error,
+        }
     }
 }
 
-fn finding_json(f: &Finding) -> Value {
-    let mut o = Map::new();
-    o.insert("rule".into(), f.rule.id().into());
-    o.insert("severity".into(), f.rule.severity().name().into());
-    o.insert("db".into(), f.db.map_or(Value::Null, Value::from));
-    let kind = f.subject.kind();
-    match &f.subject {
-        Subject::Slot(slot) => {
-            o.insert(kind.into(), Value::from(*slot));
-        }
-        Subject::Key(b) | Subject::Pattern(b) | Subject::Tag(b) => named(&mut o, kind, b),
-        Subject::File(path) => named(&mut o, kind, path.as_bytes()),
-        s => {
-            o.insert(kind.into(), Value::from(subject_text(s).into_owned()));
+impl SeverityName {
+    pub fn name(self) -> &'static str {
+        match self {
+            SeverityName::Info => "info",
+            SeverityName::Warn => "warn",
+            SeverityName::Error => "error",
         }
     }
-    o.insert("value".into(), f.value.into());
-    o.insert("threshold".into(), f.threshold.into());
-    o.insert("advice".into(), f.rule.advice().into());
-    o.insert("keys".into(), f.keys.into());
-    o.insert("memory_bytes".into(), f.memory_bytes.into());
-    if let Some(saving) = f.saving_bytes {
-        o.insert("saving_bytes".into(), saving.into());
-    }
-    Value::Object(o)
 }
 
-/// The `lint --format json` object, also the `lint` section of `summary.json`.
-pub fn json(r: &LintReport) -> Value {
-    let summary: Vec<Value> = r
-        .rules
-        .iter()
-        .map(|(rule, s)| {
-            json!({
-                "rule": rule.id(),
-                "severity": rule.severity().name(),
-                "findings": s.findings,
-                "keys": s.keys,
-                "memory_bytes": s.memory_bytes,
-                "examples": s.worst.iter().take(EXAMPLES).map(|f| subject_text(&f.subject)).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({
-        "findings": r.findings().map(finding_json).collect::<Vec<_>>(),
-        "summary": summary,
-    })
+/// Thresholds this rdbscope's rules read; `None` for any other object (an older
+/// release's rules), so that two runs' thresholds compare as different.
+fn thresholds_if_known<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Thresholds>, D::Error> {
+    let value = Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+impl FindingJson {
+    fn new(f: &Finding) -> Self {
+        let mut row = FindingJson {
+            advice: f.rule.advice().to_string(),
+            db: f.db,
+            file: None,
+            file_base64: None,
+            key: None,
+            key_base64: None,
+            keys: f.keys,
+            memory_bytes: f.memory_bytes,
+            minute: None,
+            pattern: None,
+            pattern_base64: None,
+            rule: f.rule.id().to_string(),
+            saving_bytes: f.saving_bytes,
+            severity: f.rule.severity().into(),
+            slot: None,
+            tag: None,
+            tag_base64: None,
+            threshold: f.threshold,
+            value: f.value,
+        };
+        let named = |bytes: &[u8]| {
+            let (text, base64) = text_and_base64(bytes);
+            (Some(text.into_owned()), base64)
+        };
+        match &f.subject {
+            Subject::Key(b) => (row.key, row.key_base64) = named(b),
+            Subject::Pattern(b) => (row.pattern, row.pattern_base64) = named(b),
+            Subject::Tag(b) => (row.tag, row.tag_base64) = named(b),
+            Subject::File(path) => (row.file, row.file_base64) = named(path.as_bytes()),
+            Subject::Slot(slot) => row.slot = Some(u64::from(*slot)),
+            s @ Subject::Minute(_) => row.minute = Some(subject_text(s).into_owned()),
+        }
+        row
+    }
+
+    /// The subject's kind (`key`, `pattern`, …) and its text as summary.json shows it.
+    pub fn subject(&self) -> (&'static str, String) {
+        let text = |kind, s: &Option<String>| s.as_ref().map(|s| (kind, s.clone()));
+        text("key", &self.key)
+            .or_else(|| text("pattern", &self.pattern))
+            .or_else(|| text("minute", &self.minute))
+            .or_else(|| self.slot.map(|s| ("slot", s.to_string())))
+            .or_else(|| text("tag", &self.tag))
+            .or_else(|| text("file", &self.file))
+            .unwrap_or(("none", String::new()))
+    }
+}
+
+impl LintJson {
+    /// The report's findings; `thresholds` for summary.json.
+    pub fn new(r: &LintReport, thresholds: Option<&Thresholds>) -> Self {
+        LintJson {
+            findings: r.findings().map(FindingJson::new).collect(),
+            summary: r
+                .rules
+                .iter()
+                .map(|(rule, s)| RuleJson {
+                    examples: s
+                        .worst
+                        .iter()
+                        .take(EXAMPLES)
+                        .map(|f| subject_text(&f.subject).into_owned())
+                        .collect(),
+                    findings: s.findings,
+                    keys: s.keys,
+                    memory_bytes: s.memory_bytes,
+                    rule: rule.id().to_string(),
+                    severity: rule.severity().into(),
+                })
+                .collect(),
+            thresholds: thresholds.cloned(),
+        }
+    }
 }
 
 /// The findings as CSV rows under [`CSV_HEADER`] (also `findings.csv` of `report`).

@@ -18,8 +18,8 @@ use crate::pass::pipeline::Options;
 use crate::pass::progress::Progress;
 use crate::pass::totals::Totals;
 use crate::report::diff::compare::{compare, Diff, DiffOptions, ExactKeys, Side};
-use crate::report::diff::run_summary::{RunSummary, RunTopKey};
 use crate::report::diff::tables as diff_tables;
+use crate::report::run::summary::{SummaryJson, TopKeyJson};
 use rustc_hash::FxHashSet;
 use std::io::{self, Write};
 use std::ops::AddAssign;
@@ -86,7 +86,7 @@ impl AddAssign for DiffKeys {
 
 /// One side, read back.
 pub struct Loaded {
-    summary: RunSummary,
+    summary: SummaryJson,
     side: Side,
     /// Some dump could not be read whole.
     failed: bool,
@@ -111,7 +111,7 @@ impl Loaded {
     /// dumps.
     pub fn dumps(
         paths: &[PathBuf],
-        summary: RunSummary,
+        summary: SummaryJson,
         failed: bool,
         keys: Option<DiffKeys>,
     ) -> Self {
@@ -287,8 +287,11 @@ fn exact_keys(
         || look_up(old_dumps, options, missing_in_old),
         || look_up(new_dumps, options, missing_in_new),
     );
-    let owned = |keys: Vec<TopKey>, found: Vec<TopKey>| -> Vec<RunTopKey> {
-        keys.iter().chain(&found).map(RunTopKey::from).collect()
+    let owned = |keys: Vec<TopKey>, found: Vec<TopKey>| -> Vec<TopKeyJson> {
+        keys.iter()
+            .chain(&found)
+            .map(|k| TopKeyJson::new(k, &[]))
+            .collect()
     };
     Ok(ExactKeys {
         min_key_bytes,
@@ -319,7 +322,7 @@ pub fn compare_sides(
             lost_ttl = Some(shared(&with_ttl, &without));
         }
     }
-    if let Some(warning) = RunSummary::reconcile_elements(&mut old.summary, &mut new.summary) {
+    if let Some(warning) = SummaryJson::reconcile_elements(&mut old.summary, &mut new.summary) {
         eprintln!("rdbscope: warning: {warning}");
     }
     let mut diff = compare(
@@ -369,7 +372,7 @@ impl Baseline<'_> {
         lint: &LintReport,
     ) -> io::Result<(Diff, bool)> {
         let old_failed = self.old.failed();
-        let new_summary = run_summary(new, lint, self.new_dumps, &self.settings)?;
+        let new_summary = run_summary(new, lint, &self.settings);
         let new = Loaded::dumps(self.new_dumps, new_summary, new.failed(), self.new_keys);
         let diff_options = DiffOptions {
             rows: DIFF_ROWS,

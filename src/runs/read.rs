@@ -1,6 +1,6 @@
 //! Reading a run back: what a command argument naming a run stands for — dumps to analyse
 //! now, a `report --out-dir` directory, or its summary.json — and the run as a
-//! [`RunSummary`], so runs of either kind compare the same way.
+//! [`SummaryJson`], so runs of either kind compare the same way.
 
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::lint::{self, LintConfig, LintReport, Linted, Thresholds};
@@ -10,11 +10,10 @@ use crate::pass::fold::{Aggregator, Source};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::Progress;
 use crate::pass::totals::Totals;
-use crate::report::diff::run_summary::RunSummary;
 use crate::report::keys::sinks::RowSinks;
-use crate::report::lint as lint_output;
+use crate::report::lint::LintJson;
 use crate::report::run::state::RunState;
-use crate::report::run::summary::{self, Summary};
+use crate::report::run::summary::{self, SummaryJson};
 use std::fs;
 use std::io;
 use std::ops::AddAssign;
@@ -77,10 +76,10 @@ impl RunInput {
 }
 
 /// A summary.json file read back.
-pub fn read_summary(path: &Path) -> io::Result<RunSummary> {
+pub fn read_summary(path: &Path) -> io::Result<SummaryJson> {
     let text = fs::read_to_string(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    RunSummary::parse(&text, &path.display().to_string()).map_err(invalid)
+    SummaryJson::parse(&text, &path.display().to_string()).map_err(invalid)
 }
 
 /// The mergeable state of a summary.json file (`rdbscope merge`).
@@ -109,15 +108,10 @@ pub fn summary_with_lint(
     config: &AggregateConfig,
     filtered: bool,
     rows: usize,
-) -> Summary {
+) -> SummaryJson {
     let mut s = summary::build_with_rows(a, config, filtered, rows);
-    let mut lint_json = lint_output::json(lint);
-    if let Some(section) = lint_json.as_object_mut() {
-        // The thresholds the findings were judged by, so two runs can be compared.
-        let thresholds = serde_json::to_value(thresholds).unwrap_or_default();
-        section.insert("thresholds".into(), thresholds);
-    }
-    s.lint = Some(lint_json);
+    // The thresholds the findings were judged by, so two runs can be compared.
+    s.lint = Some(LintJson::new(lint, Some(thresholds)));
     s
 }
 
@@ -171,23 +165,16 @@ pub fn analyse_linted<E: KeyFold>(
 pub fn run_summary(
     a: &Analysis<Aggregates>,
     lint: &LintReport,
-    dumps: &[PathBuf],
     settings: &DumpSettings<'_>,
-) -> io::Result<RunSummary> {
-    let s = summary_with_lint(
+) -> SummaryJson {
+    summary_with_lint(
         a,
         lint,
         &settings.lint.thresholds,
         settings.config,
         settings.filtered,
         usize::MAX,
-    );
-    let origin = dumps
-        .iter()
-        .map(|d| crate::pass::input::source_name(d))
-        .collect::<Vec<_>>()
-        .join(" ");
-    RunSummary::of(&s, &origin).map_err(invalid)
+    )
 }
 
 /// Dumps analysed with lint into the summary a report would write (every held row of the
@@ -196,10 +183,10 @@ pub fn analyse_dumps<E: KeyFold>(
     dumps: &[PathBuf],
     settings: &DumpSettings<'_>,
     extra: impl Fn(Source) -> E + Sync,
-) -> io::Result<(RunSummary, bool, E)> {
+) -> io::Result<(SummaryJson, bool, E)> {
     let (a, extra) = analyse_linted(dumps, settings, None, extra)?;
     let (a, lint) = lint::evaluate(a);
-    let run = run_summary(&a, &lint, dumps, settings)?;
+    let run = run_summary(&a, &lint, settings);
     Ok((run, a.failed(), extra))
 }
 

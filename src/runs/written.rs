@@ -15,7 +15,7 @@ use crate::report::diff::compare::Diff;
 use crate::report::lint as lint_output;
 use crate::report::page;
 use crate::report::run::state::{self, RunSettings};
-use crate::report::run::summary::Summary;
+use crate::report::run::summary::SummaryJson;
 use crate::report::run::{csv_files, tables};
 use crate::text::words::and_list;
 use std::cell::LazyCell;
@@ -166,7 +166,7 @@ fn write_out_dir(
     dir: &Path,
     a: &Analysis<Aggregates>,
     lint: &LintReport,
-    summary: &Summary,
+    summary: &SummaryJson,
     page: &str,
     baseline: Option<&Diff>,
 ) -> io::Result<Vec<&'static str>> {

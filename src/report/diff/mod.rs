@@ -1,5 +1,6 @@
-//! Two runs compared (`rdbscope diff`, `report --baseline`): [`run_summary`] reads each run
-//! back from its summary.json (or from the one a dump's analysis gives), [`compare`] computes
+//! Two runs compared (`rdbscope diff`, `report --baseline`), each as its summary.json
+//! ([`SummaryJson`](crate::report::run::summary::SummaryJson): read back, or the one a
+//! dump's analysis gives): [`compare`] computes
 //! what changed, [`tables`] writes it as terminal tables and CSV (its JSON is the
 //! [`compare::Diff`] itself).
 //!
@@ -7,5 +8,4 @@
 //! tables' rows) and the aggregates' types; not `page`, which shows a diff.
 
 pub mod compare;
-pub mod run_summary;
 pub mod tables;

@@ -502,7 +502,7 @@ pub fn lint_tables(lint: &LintChange) -> [Option<DiffTable>; 3] {
     for r in &lint.rules {
         rules.rows.push(vec![
             r.rule.clone(),
-            r.severity.clone(),
+            r.severity.name().to_string(),
             r.findings.old.to_string(),
             r.findings.new.to_string(),
             signed_count(r.findings.change),

@@ -1,14 +1,14 @@
 //! Cluster slots (how many hold keys, the heaviest) and hash tags.
 
 use super::tree::group_table;
-use super::{bars, open_section, Summary};
+use super::{bars, open_section, SummaryJson};
 use crate::report::human::bytes as human_bytes;
 use std::fmt::Write;
 
 /// Slots of a Redis Cluster.
 const SLOTS: u64 = 16_384;
 
-pub(super) fn section(out: &mut String, s: &Summary) {
+pub(super) fn section(out: &mut String, s: &SummaryJson) {
     let c = &s.cluster;
     open_section(out, "cluster", "Slots and hash tags");
     let _ = write!(

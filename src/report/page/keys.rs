@@ -3,7 +3,7 @@
 //! LFU frequency histograms when the dump carries them.
 
 use super::ttl::span;
-use super::{escape_html, name_html, open_section, Summary, TABLE_ROWS};
+use super::{escape_html, name_html, open_section, SummaryJson, TABLE_ROWS};
 use crate::report::human::bytes as human_bytes;
 use crate::report::run::summary::{HistogramJson, TopKeyJson};
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use std::fmt::Write;
 const NO_TTL_SORT: &str = "9e15";
 
 /// Every key of the three rankings once, in ranking order, with the rankings it is in.
-fn union(s: &Summary) -> Vec<(&TopKeyJson, String)> {
+fn union(s: &SummaryJson) -> Vec<(&TopKeyJson, String)> {
     let mut rows: Vec<(&TopKeyJson, String)> = Vec::new();
     let mut at: HashMap<(&str, u64, &str), usize> = HashMap::new();
     let t = &s.top_keys;
@@ -38,7 +38,7 @@ fn union(s: &Summary) -> Vec<(&TopKeyJson, String)> {
     rows
 }
 
-pub(super) fn top_keys(out: &mut String, s: &Summary) {
+pub(super) fn top_keys(out: &mut String, s: &SummaryJson) {
     let several = s.files.len() > 1;
     open_section(out, "keys", "Top keys");
     let _ = write!(
@@ -161,7 +161,7 @@ fn quantiles(h: &HistogramJson, unit: &dyn Fn(u64) -> String) -> String {
     )
 }
 
-pub(super) fn sizes(out: &mut String, s: &Summary) {
+pub(super) fn sizes(out: &mut String, s: &SummaryJson) {
     open_section(out, "sizes", "Sizes, idle time and frequency");
     let bytes = |v: u64| human_bytes(v);
     out.push_str(

@@ -25,8 +25,7 @@ mod ttl;
 
 use super::diff::compare::Diff;
 use super::human::bytes as human_bytes;
-use super::run::summary::{CountsJson, Summary};
-use serde_json::Value;
+use super::run::summary::{CountsJson, ModelJson, SummaryJson};
 use std::borrow::Cow;
 use std::fmt::Write;
 
@@ -116,7 +115,7 @@ fn name_html(name: &str) -> String {
 /// baseline" section after the headline.
 /// The run covers only part of its dumps: said above everything else, the dumps that
 /// could not be opened first, then the damaged ones.
-fn partial_banner(out: &mut String, s: &Summary) {
+fn partial_banner(out: &mut String, s: &SummaryJson) {
     if !s.partial {
         return;
     }
@@ -134,7 +133,7 @@ fn partial_banner(out: &mut String, s: &Summary) {
     );
 }
 
-pub fn render(s: &Summary, baseline: Option<&Diff>) -> String {
+pub fn render(s: &SummaryJson, baseline: Option<&Diff>) -> String {
     let mut out = String::with_capacity(256 << 10);
     let title = match s.files.as_slice() {
         [one] => format!("rdbscope report: {}", one.path),
@@ -237,7 +236,7 @@ fn card(out: &mut String, id: &str, label: &str, value: u64, bytes: bool) {
     );
 }
 
-fn headline(out: &mut String, s: &Summary) {
+fn headline(out: &mut String, s: &SummaryJson) {
     let t = &s.totals;
     open_section(out, "headline", "Headline");
     out.push_str("<div class=\"cards\">");
@@ -291,19 +290,14 @@ fn headline(out: &mut String, s: &Summary) {
 
 /// The allocator the model used and why (`jemalloc-16 (detected)`), and the
 /// `list-compress-depth` when the dump's evidence chose it.
-fn allocator(model: &Value) -> String {
-    let field = |k: &str| model.pointer(&format!("/allocator/{k}"));
-    let text = |k: &str| field(k).and_then(Value::as_str);
-    let mut s = match (text("name"), text("chosen_by")) {
-        (Some(name), Some(by)) => format!("{name} ({by})"),
-        (Some(name), None) => name.to_string(),
-        _ => String::new(),
-    };
-    if let (Some(depth), Some(by)) = (
-        field("list_compress_depth/depth").and_then(Value::as_u64),
-        text("list_compress_depth/chosen_by"),
-    ) {
-        s.push_str(&format!(", list-compress-depth {depth} ({by})"));
+fn allocator(model: &ModelJson) -> String {
+    let a = &model.allocator;
+    let mut s = format!("{} ({})", a.name, a.chosen_by);
+    if let Some(d) = &a.list_compress_depth {
+        s.push_str(&format!(
+            ", list-compress-depth {} ({})",
+            d.depth, d.chosen_by
+        ));
     }
     s
 }
@@ -360,7 +354,7 @@ fn bars(out: &mut String, id: &str, rows: &[(String, u64, u64)], whole: u64) {
     out.push_str("</svg>\n");
 }
 
-fn by_type(out: &mut String, s: &Summary) {
+fn by_type(out: &mut String, s: &SummaryJson) {
     let whole = s.totals.memory_bytes;
     open_section(out, "types", "Memory by type and encoding");
     let rows: Vec<_> = s
@@ -399,7 +393,7 @@ fn by_type(out: &mut String, s: &Summary) {
 }
 
 /// Per file (shard), when the report covers several dumps.
-fn files(out: &mut String, s: &Summary) {
+fn files(out: &mut String, s: &SummaryJson) {
     let whole = s.totals.memory_bytes;
     open_section(out, "files", "Per file (shard)");
     let rows: Vec<_> = s

@@ -4,7 +4,7 @@
 //! miss up to the row's error bound, said in its tooltip) and `(other)` is drawn as such.
 //! Below it, the pattern and per-depth prefix tables.
 
-use super::{clip, cut_note, escape_html, name_html, open_section, share, Summary, TABLE_ROWS};
+use super::{clip, cut_note, escape_html, name_html, open_section, share, SummaryJson, TABLE_ROWS};
 use crate::report::human::bytes as human_bytes;
 use crate::report::run::summary::{GroupJson, GroupTableJson};
 use std::fmt::Write;
@@ -42,7 +42,7 @@ struct Node<'a> {
 }
 
 /// The icicle's nodes, depth by depth.
-fn layout(s: &Summary) -> Vec<Node<'_>> {
+fn layout(s: &SummaryJson) -> Vec<Node<'_>> {
     let total = s.totals.memory_bytes;
     let root = match &s.options.under {
         Some(under) => format!("keys under {under}"),
@@ -174,7 +174,7 @@ fn layout(s: &Summary) -> Vec<Node<'_>> {
 }
 
 /// The tooltip: name, keys, memory, shares, no-TTL share and the error bound.
-fn tooltip(n: &Node<'_>, s: &Summary) -> String {
+fn tooltip(n: &Node<'_>, s: &SummaryJson) -> String {
     let t = &s.totals;
     let mut text = format!(
         "{}\n{} keys ({:.1} % of keys) · {} ({:.1} % of memory)",
@@ -221,7 +221,7 @@ fn tooltip(n: &Node<'_>, s: &Summary) -> String {
     text
 }
 
-fn icicle(out: &mut String, s: &Summary) {
+fn icicle(out: &mut String, s: &SummaryJson) {
     let total = s.totals.memory_bytes;
     if total == 0 {
         out.push_str("<p>No memory to draw.</p>");
@@ -280,7 +280,7 @@ fn icicle(out: &mut String, s: &Summary) {
 }
 
 /// A group table: name, keys, memory, shares, no-TTL share, error bound.
-pub(super) fn group_table(out: &mut String, id: &str, t: &GroupTableJson, s: &Summary) {
+pub(super) fn group_table(out: &mut String, id: &str, t: &GroupTableJson, s: &SummaryJson) {
     let (keys, whole) = (s.totals.keys, s.totals.memory_bytes);
     let _ = write!(
         out,
@@ -329,7 +329,7 @@ pub(super) fn group_table(out: &mut String, id: &str, t: &GroupTableJson, s: &Su
     out.push('\n');
 }
 
-pub(super) fn section(out: &mut String, s: &Summary) {
+pub(super) fn section(out: &mut String, s: &SummaryJson) {
     open_section(out, "prefixes", "Prefix tree");
     icicle(out, s);
     out.push_str("<h3>Patterns</h3>");

@@ -1,7 +1,7 @@
 //! TTL: the memory freed over time after the dump's ctime (cumulative, to the minute), the
 //! TTL classes, the prefixes holding the most memory without a TTL, and the expiry storms.
 
-use super::{clip, escape_html, name_html, open_section, share, Summary};
+use super::{clip, escape_html, name_html, open_section, share, SummaryJson};
 use crate::analyze::ttl::TtlBucket;
 use crate::report::human::{bytes as human_bytes, utc_seconds};
 use crate::text::words::plural;
@@ -34,7 +34,7 @@ pub(super) fn span(ms: i64) -> String {
 
 /// The cumulative curve: one point per `ttl.expiring_within` offset, then every key with a
 /// TTL (`> 30 d`), on a scale of the memory that ever expires.
-fn freed_curve(out: &mut String, s: &Summary) {
+fn freed_curve(out: &mut String, s: &SummaryJson) {
     const W: f64 = 900.0;
     const H: f64 = 220.0;
     const LEFT: f64 = 70.0;
@@ -106,7 +106,7 @@ fn freed_curve(out: &mut String, s: &Summary) {
     out.push_str("</svg>\n");
 }
 
-fn no_ttl_by_prefix(out: &mut String, s: &Summary) {
+fn no_ttl_by_prefix(out: &mut String, s: &SummaryJson) {
     const LABEL: f64 = 230.0;
     const BAR: f64 = 400.0;
     const ROW: f64 = 20.0;
@@ -163,7 +163,7 @@ fn no_ttl_by_prefix(out: &mut String, s: &Summary) {
     );
 }
 
-fn storms(out: &mut String, s: &Summary) {
+fn storms(out: &mut String, s: &SummaryJson) {
     out.push_str("<h3>Expiry storms</h3>");
     if s.ttl.expiry_storms.is_empty() {
         out.push_str("<p>No key expires within 30 days of the dump.</p>\n");
@@ -190,7 +190,7 @@ fn storms(out: &mut String, s: &Summary) {
     );
 }
 
-pub(super) fn section(out: &mut String, s: &Summary) {
+pub(super) fn section(out: &mut String, s: &SummaryJson) {
     open_section(out, "ttl", "TTL");
     // A dump without ctime is measured from the time of the analysis: said so, since
     // those figures change from run to run.
@@ -237,7 +237,7 @@ pub(super) fn section(out: &mut String, s: &Summary) {
         let label = TtlBucket::ALL
             .into_iter()
             .find(|t| t.name() == b.bucket)
-            .map_or(b.bucket, TtlBucket::label);
+            .map_or(b.bucket.as_str(), |t| t.label());
         let _ = write!(
             out,
             "<tr><td>{label}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} %</td></tr>",

@@ -9,6 +9,7 @@
 
 pub mod csv_files;
 pub mod notes;
+pub mod read_back;
 pub mod state;
 pub mod summary;
 pub mod tables;

@@ -11,12 +11,15 @@ use crate::analyze::prefixes::Prefixes;
 use crate::analyze::top::{Metric, TopKey, TopN};
 use crate::analyze::{AggregateConfig, Aggregates};
 use crate::model::encoding::Encoding;
+use crate::model::server::EncodingLimits;
 use crate::pass::analysis::{Analysis, FileSummary};
 use crate::pass::scan::ChecksumVerdict;
 use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
+use crate::report::info::AllocatorJson;
+use crate::report::lint::LintJson;
 use crate::text::escape::{escape_key, text_and_base64};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// 2: `state`, what `rdbscope merge` reads. 3: a string holds no elements (2 counted its
@@ -52,9 +55,13 @@ pub const EXPIRING_WITHIN_MS: [i64; 15] = {
     ]
 };
 
-#[derive(Serialize)]
-pub struct Summary {
+/// summary.json, written by `report` and `merge`, read back by `diff`, `report
+/// --baseline` and the HTML page. Fields a reader of an older summary.json (schema version
+/// 1 or 2) may not find are `#[serde(default)]`; [`SummaryJson::parse`] checks the version.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SummaryJson {
     pub schema_version: u32,
+    #[serde(default)]
     pub generator: String,
     pub partial: bool,
     pub options: OptionsJson,
@@ -67,23 +74,29 @@ pub struct Summary {
     pub prefixes: PrefixesJson,
     pub patterns: GroupTableJson,
     pub top_keys: TopKeysJson,
+    #[serde(default)]
     pub distributions: Vec<DistributionJson>,
+    #[serde(default)]
     pub cluster: ClusterJson,
+    #[serde(default)]
     pub lru_idle_seconds: Option<HistogramJson>,
+    #[serde(default)]
     pub lfu_frequency: Option<HistogramJson>,
     pub notes: Vec<String>,
-    /// The `lint --format json` object (`findings`, `summary`); set by `report`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lint: Option<serde_json::Value>,
-    /// Keys and memory per pattern and encoding (hash, list, set, zset).
-    pub pattern_encodings: PatternEncodingsJson,
+    /// The `lint --format json` object with the thresholds it judged by; set by `report`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lint: Option<LintJson>,
+    /// Keys and memory per pattern and encoding (hash, list, set, zset); absent from
+    /// summaries written before the table existed.
+    #[serde(default)]
+    pub pattern_encodings: Option<PatternEncodingsJson>,
     /// What `rdbscope merge` merges runs by (`super::state`), on one line; set by
     /// `report` and `merge`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<Box<serde_json::value::RawValue>>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OptionsJson {
     pub delimiter: String,
     pub depth: usize,
@@ -92,35 +105,87 @@ pub struct OptionsJson {
     pub filtered: bool,
     /// `--under`: the prefix drilled down under, with its delimiter; `null` for the
     /// whole keyspace.
+    #[serde(default)]
     pub under: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FileJson {
     pub path: String,
+    #[serde(default)]
     pub magic: Option<String>,
+    #[serde(default)]
     pub rdb_version: Option<u32>,
+    #[serde(default)]
     pub server_version: Option<String>,
     pub ctime: Option<i64>,
+    #[serde(default)]
     pub used_mem: Option<u64>,
     /// The allocator and every other setting the memory model used for this dump.
-    pub model: Option<serde_json::Value>,
+    #[serde(default)]
+    pub model: Option<ModelJson>,
+    #[serde(default)]
     pub file_bytes: u64,
+    #[serde(default)]
     pub keys_scanned: u64,
     pub ttl_reference_ms: i64,
-    pub checksum: &'static str,
+    /// `absent`, `disabled`, `valid`, `mismatch` or `not_checked`.
+    #[serde(default)]
+    pub checksum: String,
     pub partial: bool,
+    #[serde(default)]
     pub error: Option<String>,
+    #[serde(default)]
     pub totals: CountsJson,
 }
 
-#[derive(Serialize)]
+/// Every setting the memory model used for one dump, so two runs can be compared: the
+/// allocator and how it was chosen, the server modelled and where its version came from,
+/// the encoding thresholds in force and the configuration directives given. Its fields,
+/// and `limits`' and `server`'s, are written in alphabetical order, as summary.json has
+/// always had them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ModelJson {
+    pub allocator: AllocatorJson,
+    pub config: Vec<ConfigJson>,
+    #[serde(serialize_with = "sorted_keys")]
+    pub limits: Option<EncodingLimits>,
+    pub server: Option<ServerJson>,
+}
+
+/// The server the model stood for.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ServerJson {
+    /// `redis` or `valkey`.
+    pub family: String,
+    pub version: String,
+    /// `dump`, or `--redis-version` when given.
+    pub version_from: String,
+}
+
+/// A configuration directive given to the model (`--config name=value`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ConfigJson {
+    pub name: String,
+    pub value: String,
+}
+
+/// Writes `value` with its object keys in alphabetical order, as a `serde_json::Value`
+/// holds them.
+pub fn sorted_keys<T: Serialize, S: serde::Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    serde_json::to_value(value)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(s)
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CountsJson {
     pub keys: u64,
     pub elements: u64,
     pub serialized_bytes: u64,
     pub memory_bytes: u64,
     pub keys_with_ttl: u64,
+    #[serde(default)]
     pub keys_without_ttl: u64,
 }
 
@@ -137,14 +202,14 @@ impl From<Counts> for CountsJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DbJson {
     pub db: u64,
     #[serde(flatten)]
     pub counts: CountsJson,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TypeJson {
     #[serde(rename = "type")]
     pub type_name: String,
@@ -152,7 +217,7 @@ pub struct TypeJson {
     pub counts: CountsJson,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EncodingJson {
     #[serde(rename = "type")]
     pub type_name: String,
@@ -161,56 +226,63 @@ pub struct EncodingJson {
     pub counts: CountsJson,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TtlBucketJson {
-    pub bucket: &'static str,
+    pub bucket: String,
     pub keys: u64,
     pub memory_bytes: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StormJson {
     pub minute_start_ms: i64,
     pub keys: u64,
     pub memory_bytes: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExpiringJson {
     pub within_ms: i64,
     pub keys: u64,
     pub memory_bytes: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TtlJson {
     pub buckets: Vec<TtlBucketJson>,
     /// Cumulative: the keys expired within each offset of [`EXPIRING_WITHIN_MS`].
+    #[serde(default)]
     pub expiring_within: Vec<ExpiringJson>,
     pub expiry_storms: Vec<StormJson>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TypeSplitJson {
     pub keys: u64,
     pub memory_bytes: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct GroupJson {
     pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name_base64: Option<String>,
     pub keys: u64,
     pub memory_bytes: u64,
+    #[serde(default)]
     pub serialized_bytes: u64,
+    #[serde(default)]
     pub elements: u64,
-    pub by_type: BTreeMap<&'static str, TypeSplitJson>,
+    #[serde(default)]
+    pub by_type: BTreeMap<String, TypeSplitJson>,
     pub no_ttl_keys: u64,
+    #[serde(default)]
     pub no_ttl_memory_bytes: u64,
     /// At most this many keys holding at most `error_bytes` were counted under `(other)`
     /// before the name entered its table: 0 for an exact row.
+    #[serde(default)]
     pub error_keys: u64,
+    #[serde(default)]
     pub error_bytes: u64,
 }
 
@@ -231,7 +303,7 @@ impl GroupJson {
                 .filter(|(_, t)| t.keys > 0)
                 .map(|(ty, t)| {
                     (
-                        ty.name(),
+                        ty.name().to_string(),
                         TypeSplitJson {
                             keys: t.keys,
                             memory_bytes: t.memory_bytes,
@@ -247,18 +319,35 @@ impl GroupJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct GroupTableJson {
+    #[serde(default)]
     pub cap: usize,
     pub capped: bool,
     pub distinct_kept: usize,
     pub absent_max_keys: u64,
     pub absent_max_memory_bytes: u64,
     pub rows: Vec<GroupJson>,
+    #[serde(default)]
     pub other: Option<GroupJson>,
-    /// Keys and memory of the held names beyond `rows` (0 when `rows` lists them all).
-    pub unlisted_keys: u64,
-    pub unlisted_memory_bytes: u64,
+    /// Keys and memory of the held names beyond `rows` (0 when `rows` lists them all);
+    /// `None` in summaries that predate the fields.
+    #[serde(default)]
+    pub unlisted_keys: Option<u64>,
+    #[serde(default)]
+    pub unlisted_memory_bytes: Option<u64>,
+}
+
+/// What a heavy-hitter table's name it does not list may hold: the bounds of
+/// [`GroupTableJson`] and [`PatternEncodingsJson`].
+#[derive(Clone, Copy, Debug)]
+pub struct TableBounds {
+    pub capped: bool,
+    pub distinct_kept: usize,
+    pub absent_max_keys: u64,
+    pub absent_max_memory_bytes: u64,
+    pub unlisted_keys: Option<u64>,
+    pub unlisted_memory_bytes: Option<u64>,
 }
 
 /// Keys and memory of the held names of `rows` beyond the first `listed`.
@@ -295,17 +384,28 @@ impl GroupTableJson {
             other: table
                 .overflowed()
                 .then(|| GroupJson::new(b"(other)", table.other(), ErrorBound::default())),
-            unlisted_keys,
-            unlisted_memory_bytes,
+            unlisted_keys: Some(unlisted_keys),
+            unlisted_memory_bytes: Some(unlisted_memory_bytes),
+        }
+    }
+
+    pub fn bounds(&self) -> TableBounds {
+        TableBounds {
+            capped: self.capped,
+            distinct_kept: self.distinct_kept,
+            absent_max_keys: self.absent_max_keys,
+            absent_max_memory_bytes: self.absent_max_memory_bytes,
+            unlisted_keys: self.unlisted_keys,
+            unlisted_memory_bytes: self.unlisted_memory_bytes,
         }
     }
 }
 
 /// Keys of one pattern in one encoding (hash, list, set and zset keys).
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PatternEncodingJson {
     pub pattern: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern_base64: Option<String>,
     #[serde(rename = "type")]
     pub type_name: String,
@@ -317,15 +417,18 @@ pub struct PatternEncodingJson {
 }
 
 /// The pattern × encoding table: the group-table bounds, and rows heaviest first.
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PatternEncodingsJson {
+    #[serde(default)]
     pub cap: usize,
     pub capped: bool,
     pub distinct_kept: usize,
     pub absent_max_keys: u64,
     pub absent_max_memory_bytes: u64,
-    pub unlisted_keys: u64,
-    pub unlisted_memory_bytes: u64,
+    #[serde(default)]
+    pub unlisted_keys: Option<u64>,
+    #[serde(default)]
+    pub unlisted_memory_bytes: Option<u64>,
     pub rows: Vec<PatternEncodingJson>,
 }
 
@@ -339,8 +442,8 @@ impl PatternEncodingsJson {
             distinct_kept: kept.len(),
             absent_max_keys: table.absent_bound().keys,
             absent_max_memory_bytes: table.absent_bound().memory_bytes,
-            unlisted_keys,
-            unlisted_memory_bytes,
+            unlisted_keys: Some(unlisted_keys),
+            unlisted_memory_bytes: Some(unlisted_memory_bytes),
             rows: kept
                 .iter()
                 .take(rows)
@@ -361,18 +464,31 @@ impl PatternEncodingsJson {
                 .collect(),
         }
     }
+
+    pub fn bounds(&self) -> TableBounds {
+        TableBounds {
+            capped: self.capped,
+            distinct_kept: self.distinct_kept,
+            absent_max_keys: self.absent_max_keys,
+            absent_max_memory_bytes: self.absent_max_memory_bytes,
+            unlisted_keys: self.unlisted_keys,
+            unlisted_memory_bytes: self.unlisted_memory_bytes,
+        }
+    }
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PrefixDepthJson {
     pub depth: usize,
     #[serde(flatten)]
     pub table: GroupTableJson,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PrefixesJson {
+    #[serde(default)]
     pub delimiter: String,
+    #[serde(default)]
     pub no_delimiter: GroupJson,
     pub depths: Vec<PrefixDepthJson>,
 }
@@ -400,26 +516,29 @@ impl PrefixesJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TopKeyJson {
+    #[serde(default)]
     pub file: String,
     pub db: u64,
     pub key: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_base64: Option<String>,
     #[serde(rename = "type")]
     pub type_name: String,
     pub encoding: Encoding,
     pub elements: Option<u64>,
+    #[serde(default)]
     pub serialized_bytes: u64,
     pub memory_bytes: u64,
+    #[serde(default)]
     pub largest_element_bytes: u64,
     pub expiry_ms: Option<i64>,
     /// `top --by idle`: the key's LRU idle time.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_seconds: Option<u64>,
     /// `top --by freq`: the key's LFU counter.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lfu_frequency: Option<u64>,
 }
 
@@ -459,23 +578,26 @@ impl TopKeyJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TopKeysJson {
     pub n: usize,
     pub by_memory: Vec<TopKeyJson>,
+    #[serde(default)]
     pub by_elements: Vec<TopKeyJson>,
+    #[serde(default)]
     pub by_serialized: Vec<TopKeyJson>,
-    pub by_type_memory: BTreeMap<&'static str, Vec<TopKeyJson>>,
+    #[serde(default)]
+    pub by_type_memory: BTreeMap<String, Vec<TopKeyJson>>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RangeJson {
     pub min: u64,
     pub max: u64,
     pub count: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HistogramJson {
     pub count: u64,
     pub mean: f64,
@@ -508,26 +630,27 @@ impl HistogramJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DistributionJson {
     #[serde(rename = "type")]
-    pub type_name: &'static str,
+    pub type_name: String,
     pub elements: HistogramJson,
     pub serialized_bytes: HistogramJson,
     pub memory_bytes: HistogramJson,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SlotJson {
     pub slot: u16,
     pub keys: u64,
     pub memory_bytes: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ClusterJson {
     pub slots_with_keys: usize,
     pub heaviest_slots: Vec<SlotJson>,
+    #[serde(default)]
     pub hash_tags: GroupTableJson,
 }
 
@@ -541,23 +664,30 @@ fn checksum_name(v: &ChecksumVerdict) -> &'static str {
     }
 }
 
-/// Every setting the memory model used for one dump, so two runs can be compared: the
-/// allocator and how it was chosen, the server modelled and where its version came from,
-/// the encoding thresholds in force and the configuration directives given.
-fn model_json(f: &FileSummary) -> Option<serde_json::Value> {
+fn model_json(f: &FileSummary) -> Option<ModelJson> {
     let allocator = f.allocator.as_ref()?;
-    Some(serde_json::json!({
-        "allocator": crate::report::info::allocator_json(allocator),
-        "server": f.profile.map(|p| serde_json::json!({
-            "family": format!("{:?}", p.family).to_lowercase(),
-            "version": p.version.to_string(),
-            "version_from": if f.version_given { "--redis-version" } else { "dump" },
-        })),
-        "limits": f.profile.map(|p| p.limits),
-        "config": f.config.iter().map(|(name, value)| serde_json::json!({
-            "name": name, "value": value,
-        })).collect::<Vec<_>>(),
-    }))
+    Some(ModelJson {
+        allocator: allocator.into(),
+        config: f
+            .config
+            .iter()
+            .map(|(name, value)| ConfigJson {
+                name: name.clone(),
+                value: value.clone(),
+            })
+            .collect(),
+        limits: f.profile.map(|p| p.limits),
+        server: f.profile.map(|p| ServerJson {
+            family: format!("{:?}", p.family).to_lowercase(),
+            version: p.version.to_string(),
+            version_from: if f.version_given {
+                "--redis-version"
+            } else {
+                "dump"
+            }
+            .to_string(),
+        }),
+    })
 }
 
 pub fn file_json(f: &FileSummary) -> FileJson {
@@ -572,7 +702,7 @@ pub fn file_json(f: &FileSummary) -> FileJson {
         file_bytes: f.file_bytes,
         keys_scanned: f.keys_scanned,
         ttl_reference_ms: f.reference_ms,
-        checksum: checksum_name(&f.checksum),
+        checksum: checksum_name(&f.checksum).to_string(),
         partial: f.partial(),
         error: f.error.clone(),
         totals: f.totals.all().into(),
@@ -614,7 +744,7 @@ pub fn notes(a: &Analysis<Aggregates>, filtered: bool) -> Vec<String> {
     notes
 }
 
-pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool) -> Summary {
+pub fn build(a: &Analysis<Aggregates>, config: &AggregateConfig, filtered: bool) -> SummaryJson {
     build_with_rows(a, config, filtered, config.top_n)
 }
 
@@ -625,10 +755,10 @@ pub fn build_with_rows(
     config: &AggregateConfig,
     filtered: bool,
     rows: usize,
-) -> Summary {
+) -> SummaryJson {
     let m = &a.merged;
     let n = config.top_n;
-    Summary {
+    SummaryJson {
         schema_version: SCHEMA_VERSION,
         generator: format!("rdbscope {}", env!("CARGO_PKG_VERSION")),
         partial: a.partial(),
@@ -676,7 +806,7 @@ pub fn build_with_rows(
                 .ttl
                 .buckets()
                 .map(|(b, t)| TtlBucketJson {
-                    bucket: b.name(),
+                    bucket: b.name().to_string(),
                     keys: t.keys,
                     memory_bytes: t.memory_bytes,
                 })
@@ -711,7 +841,7 @@ pub fn build_with_rows(
             by_type_memory: RedisType::ALL
                 .iter()
                 .zip(&m.top.by_type)
-                .map(|(t, top)| (t.name(), top_json(top, &a.files)))
+                .map(|(t, top)| (t.name().to_string(), top_json(top, &a.files)))
                 .filter(|(_, rows)| !rows.is_empty())
                 .collect(),
         },
@@ -720,7 +850,7 @@ pub fn build_with_rows(
             .zip(&m.distributions.by_type)
             .filter(|(_, d)| d.serialized_bytes.count() > 0)
             .map(|(t, d)| DistributionJson {
-                type_name: t.name(),
+                type_name: t.name().to_string(),
                 elements: HistogramJson::new(&d.elements),
                 serialized_bytes: HistogramJson::new(&d.serialized_bytes),
                 memory_bytes: HistogramJson::new(&d.memory_bytes),
@@ -746,7 +876,7 @@ pub fn build_with_rows(
             .then(|| HistogramJson::new(&m.idle_freq.lfu_freq)),
         notes: notes(a, filtered),
         lint: None,
-        pattern_encodings: PatternEncodingsJson::new(m.encodings.table(), rows),
+        pattern_encodings: Some(PatternEncodingsJson::new(m.encodings.table(), rows)),
         state: None,
     }
 }

@@ -3,7 +3,8 @@
 //! findings, encoding crossings, alerts), [`Diff`] holding them all. diff.json is these
 //! types serialized (docs/diff-json.md).
 
-use super::super::run_summary::{RunCounts, RunTopKey};
+use crate::report::lint::SeverityName;
+use crate::report::run::summary::{CountsJson, TopKeyJson};
 use serde::Serialize;
 
 /// What `diff` was asked for.
@@ -37,9 +38,9 @@ pub struct ExactKeys {
     pub min_key_bytes: u64,
     /// Every OLD key of at least `min_key_bytes`, and OLD's state of every NEW key of at
     /// least `min_key_bytes` that OLD holds.
-    pub old: Vec<RunTopKey>,
+    pub old: Vec<TopKeyJson>,
     /// The same for NEW.
-    pub new: Vec<RunTopKey>,
+    pub new: Vec<TopKeyJson>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -81,7 +82,7 @@ pub struct CountsChange {
 }
 
 impl CountsChange {
-    pub(super) fn new(old: &RunCounts, new: &RunCounts) -> Self {
+    pub(super) fn new(old: &CountsJson, new: &CountsJson) -> Self {
         CountsChange {
             keys: MetricChange::new(old.keys, new.keys),
             memory_bytes: MetricChange::new(old.memory_bytes, new.memory_bytes),
@@ -334,7 +335,7 @@ pub struct TtlChange {
 #[derive(Clone, Debug, Serialize)]
 pub struct RuleChange {
     pub rule: String,
-    pub severity: String,
+    pub severity: SeverityName,
     pub findings: MetricChange,
     pub keys: MetricChange,
     pub memory_bytes: MetricChange,
@@ -343,7 +344,7 @@ pub struct RuleChange {
 #[derive(Clone, Debug, Serialize)]
 pub struct FindingChange {
     pub rule: String,
-    pub severity: String,
+    pub severity: SeverityName,
     pub db: Option<u64>,
     pub subject_kind: &'static str,
     pub subject: String,

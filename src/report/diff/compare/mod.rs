@@ -1,5 +1,5 @@
 //! `diff`: what changed between two runs, computed from their summaries read back
-//! ([`RunSummary`]) — totals, prefixes and patterns, big keys, TTL classes, lint findings,
+//! ([`SummaryJson`]) — totals, prefixes and patterns, big keys, TTL classes, lint findings,
 //! encoding crossings — and the alerts `--fail-on-growth` / `--fail-on-prefix-growth` raise.
 //!
 //! Prefix and pattern rows come from heavy-hitter tables, so a side's figure for a name is a
@@ -14,11 +14,12 @@ mod changes;
 
 pub use changes::*;
 
-use super::run_summary::{
-    RunCounts, RunFile, RunFinding, RunGroup, RunGroupTable, RunLint, RunPatternEncodings,
-    RunSummary, RunTableBounds, RunTopKey,
-};
 use crate::model::encoding::Encoding;
+use crate::report::lint::{FindingJson, LintJson, SeverityName};
+use crate::report::run::summary::{
+    CountsJson, FileJson, GroupJson, GroupTableJson, PatternEncodingsJson, SummaryJson,
+    TableBounds, TopKeyJson,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Merges two lists keyed by `key` into (key, old, new) rows, in key order.
@@ -37,19 +38,15 @@ fn paired<'a, K: Ord + Clone, T>(
     rows.into_iter().map(|(k, (o, n))| (k, o, n)).collect()
 }
 
-fn counts_change(old: Option<&RunCounts>, new: Option<&RunCounts>) -> CountsChange {
-    let zero = RunCounts::default();
+fn counts_change(old: Option<&CountsJson>, new: Option<&CountsJson>) -> CountsChange {
+    let zero = CountsJson::default();
     CountsChange::new(old.unwrap_or(&zero), new.unwrap_or(&zero))
 }
 
 /// What a side may hold for a name its table does not list: nothing when the table lists
 /// every name it ever saw; else up to what a name out of the table may hold, plus, when
 /// the listed rows were cut short, what an unlisted held name may hold.
-fn unlisted_range(
-    bounds: &RunTableBounds,
-    listed: usize,
-    last_memory: Option<u64>,
-) -> (Range, Range) {
+fn unlisted_range(bounds: &TableBounds, listed: usize, last_memory: Option<u64>) -> (Range, Range) {
     let cut_short = bounds.distinct_kept > listed;
     let (mut keys, mut memory) = (bounds.absent_max_keys, bounds.absent_max_memory_bytes);
     if cut_short {
@@ -71,7 +68,7 @@ fn unlisted_range(
     )
 }
 
-fn row_ranges(g: &RunGroup) -> (Range, Range) {
+fn row_ranges(g: &GroupJson) -> (Range, Range) {
     (
         Range {
             min: g.keys,
@@ -87,15 +84,15 @@ fn row_ranges(g: &RunGroup) -> (Range, Range) {
 /// The changes of one table; with `alerts`, every prefix that grew past
 /// `--fail-on-prefix-growth` is added to it.
 fn group_changes(
-    old: &RunGroupTable,
-    new: &RunGroupTable,
+    old: &GroupTableJson,
+    new: &GroupTableJson,
     depth: Option<usize>,
     options: &DiffOptions,
     alerts: Option<&mut Vec<Alert>>,
 ) -> GroupTableChange {
-    let absent = |t: &RunGroupTable| {
+    let absent = |t: &GroupTableJson| {
         unlisted_range(
-            &t.bounds,
+            &t.bounds(),
             t.rows.len(),
             t.rows.last().map(|r| r.memory_bytes),
         )
@@ -224,11 +221,11 @@ fn pct(change: i64, of: u64) -> f64 {
 
 type KeyId = (u64, String);
 
-fn key_id(k: &RunTopKey) -> KeyId {
+fn key_id(k: &TopKeyJson) -> KeyId {
     (k.db, k.key.clone())
 }
 
-fn key_change(status: KeyStatus, old: Option<&RunTopKey>, new: Option<&RunTopKey>) -> KeyChange {
+fn key_change(status: KeyStatus, old: Option<&TopKeyJson>, new: Option<&TopKeyJson>) -> KeyChange {
     let k = new.or(old).expect("a key change has a side");
     KeyChange {
         status,
@@ -236,8 +233,8 @@ fn key_change(status: KeyStatus, old: Option<&RunTopKey>, new: Option<&RunTopKey
         key: k.key.clone(),
         key_base64: k.key_base64.clone(),
         type_name: k.type_name.clone(),
-        old_encoding: old.map(|o| o.encoding.clone()),
-        new_encoding: new.map(|n| n.encoding.clone()),
+        old_encoding: old.map(|o| o.encoding.to_string()),
+        new_encoding: new.map(|n| n.encoding.to_string()),
         old_memory_bytes: old.map(|o| o.memory_bytes),
         new_memory_bytes: new.map(|n| n.memory_bytes),
         old_memory_at_most: None,
@@ -248,7 +245,7 @@ fn key_change(status: KeyStatus, old: Option<&RunTopKey>, new: Option<&RunTopKey
 }
 
 /// Grew, shrank, or `None` when nothing the lists show changed.
-fn size_status(o: &RunTopKey, n: &RunTopKey) -> Option<KeyStatus> {
+fn size_status(o: &TopKeyJson, n: &TopKeyJson) -> Option<KeyStatus> {
     match (
         n.memory_bytes.cmp(&o.memory_bytes),
         n.elements.cmp(&o.elements),
@@ -263,8 +260,8 @@ fn size_status(o: &RunTopKey, n: &RunTopKey) -> Option<KeyStatus> {
 }
 
 fn big_keys(
-    old: &RunSummary,
-    new: &RunSummary,
+    old: &SummaryJson,
+    new: &SummaryJson,
     exact: Option<&ExactKeys>,
     options: &DiffOptions,
 ) -> BigKeysChange {
@@ -286,7 +283,7 @@ fn big_keys(
     }
     let (ot, nt) = (&old.top_keys, &new.top_keys);
     // A list shorter than its n holds every key of its run.
-    let floor = |t: &super::run_summary::RunTopKeys| {
+    let floor = |t: &crate::report::run::summary::TopKeysJson| {
         (t.by_memory.len() >= t.n).then(|| t.by_memory.last().map_or(0, |k| k.memory_bytes))
     };
     let (old_floor, new_floor) = (floor(ot), floor(nt));
@@ -339,18 +336,18 @@ fn big_keys(
 }
 
 fn ttl_change(
-    old: &RunSummary,
-    new: &RunSummary,
+    old: &SummaryJson,
+    new: &SummaryJson,
     lost_ttl_keys: Option<u64>,
     options: &DiffOptions,
 ) -> TtlChange {
     let classes = paired(&old.ttl.buckets, &new.ttl.buckets, |b| b.bucket.clone())
         .into_iter()
         .map(|(bucket, o, n)| TtlClassChange {
-            keys: MetricChange::new(o.map_or(0, |b| b.tally.keys), n.map_or(0, |b| b.tally.keys)),
+            keys: MetricChange::new(o.map_or(0, |b| b.keys), n.map_or(0, |b| b.keys)),
             memory_bytes: MetricChange::new(
-                o.map_or(0, |b| b.tally.memory_bytes),
-                n.map_or(0, |b| b.tally.memory_bytes),
+                o.map_or(0, |b| b.memory_bytes),
+                n.map_or(0, |b| b.memory_bytes),
             ),
             bucket,
         })
@@ -401,8 +398,8 @@ fn ttl_change(
         .filter(|s| !old_minutes.contains(&s.minute_start_ms))
         .map(|s| StormChange {
             minute_start_ms: s.minute_start_ms,
-            keys: s.tally.keys,
-            memory_bytes: s.tally.memory_bytes,
+            keys: s.keys,
+            memory_bytes: s.memory_bytes,
         })
         .collect();
     TtlChange {
@@ -421,7 +418,7 @@ type FindingId = (String, Option<u64>, &'static str, String);
 
 /// A finding's identity across runs; a dump is named by its place on the command line
 /// (`files`), since the two runs' dumps have different paths.
-fn finding_id(f: &RunFinding, files: &[RunFile]) -> FindingId {
+fn finding_id(f: &FindingJson, files: &[FileJson]) -> FindingId {
     let (kind, subject) = f.subject();
     let subject = match files.iter().position(|p| p.path == subject) {
         Some(i) if kind == "file" => format!("dump #{}", i + 1),
@@ -430,13 +427,13 @@ fn finding_id(f: &RunFinding, files: &[RunFile]) -> FindingId {
     (f.rule.clone(), f.db, kind, subject)
 }
 
-fn lint_change(old: &RunSummary, new: &RunSummary) -> Option<LintChange> {
+fn lint_change(old: &SummaryJson, new: &SummaryJson) -> Option<LintChange> {
     let (old_files, new_files) = (&old.files, &new.files);
     let (old, new) = (old.lint.as_ref()?, new.lint.as_ref()?);
     let rules: Vec<RuleChange> = paired(&old.summary, &new.summary, |r| r.rule.clone())
         .into_iter()
         .map(|(rule, o, n)| RuleChange {
-            severity: n.or(o).map(|r| r.severity.clone()).unwrap_or_default(),
+            severity: n.or(o).map_or(SeverityName::Info, |r| r.severity),
             findings: MetricChange::new(o.map_or(0, |r| r.findings), n.map_or(0, |r| r.findings)),
             keys: MetricChange::new(o.map_or(0, |r| r.keys), n.map_or(0, |r| r.keys)),
             memory_bytes: MetricChange::new(
@@ -448,7 +445,7 @@ fn lint_change(old: &RunSummary, new: &RunSummary) -> Option<LintChange> {
         .filter(|r| r.findings.change != 0 || r.keys.change != 0 || r.memory_bytes.change != 0)
         .collect();
     // Whether a side lists every finding of a rule (`--max-findings` keeps the worst).
-    let complete = |l: &RunLint, rule: &str| {
+    let complete = |l: &LintJson, rule: &str| {
         let listed = l.findings.iter().filter(|f| f.rule == rule).count() as u64;
         l.summary
             .iter()
@@ -459,7 +456,7 @@ fn lint_change(old: &RunSummary, new: &RunSummary) -> Option<LintChange> {
         rules,
         ..LintChange::default()
     };
-    let mut by_id: BTreeMap<FindingId, (Option<&RunFinding>, Option<&RunFinding>)> =
+    let mut by_id: BTreeMap<FindingId, (Option<&FindingJson>, Option<&FindingJson>)> =
         BTreeMap::new();
     for f in &old.findings {
         by_id.entry(finding_id(f, old_files)).or_default().0 = Some(f);
@@ -475,7 +472,7 @@ fn lint_change(old: &RunSummary, new: &RunSummary) -> Option<LintChange> {
         };
         list.push(FindingChange {
             certain: complete(other, &rule),
-            severity: f.severity.clone(),
+            severity: f.severity,
             rule,
             db,
             subject_kind: kind,
@@ -494,8 +491,8 @@ fn compact(encoding: &str) -> bool {
 }
 
 fn crossings(
-    old: &RunPatternEncodings,
-    new: &RunPatternEncodings,
+    old: &PatternEncodingsJson,
+    new: &PatternEncodingsJson,
     options: &DiffOptions,
 ) -> Vec<Crossing> {
     type Cell = (i64, u64, u64, bool); // keys change, old memory, new memory, exact
@@ -505,13 +502,15 @@ fn crossings(
         (r.pattern.clone(), r.type_name.clone(), r.encoding.clone())
     });
     for ((pattern, type_name, encoding), o, n) in rows {
-        let keys = |r: Option<&super::run_summary::RunPatternEncoding>| r.map_or(0, |r| r.keys);
-        let mem =
-            |r: Option<&super::run_summary::RunPatternEncoding>| r.map_or(0, |r| r.memory_bytes);
-        let exact_row = |r: Option<&super::run_summary::RunPatternEncoding>,
-                         t: &RunPatternEncodings| match r {
+        let keys =
+            |r: Option<&crate::report::run::summary::PatternEncodingJson>| r.map_or(0, |r| r.keys);
+        let mem = |r: Option<&crate::report::run::summary::PatternEncodingJson>| {
+            r.map_or(0, |r| r.memory_bytes)
+        };
+        let exact_row = |r: Option<&crate::report::run::summary::PatternEncodingJson>,
+                         t: &PatternEncodingsJson| match r {
             Some(r) => r.error_keys == 0,
-            None => !t.bounds.capped && t.bounds.distinct_kept <= t.rows.len(),
+            None => !t.capped && t.distinct_kept <= t.rows.len(),
         };
         by.entry((pattern, type_name)).or_default().insert(
             encoding,
@@ -566,7 +565,7 @@ fn crossings(
     out
 }
 
-fn notes(old: &RunSummary, new: &RunSummary) -> Vec<String> {
+fn notes(old: &SummaryJson, new: &SummaryJson) -> Vec<String> {
     let mut notes = Vec::new();
     let (o, n) = (&old.options, &new.options);
     if o.delimiter != n.delimiter || o.depth != n.depth {
@@ -585,7 +584,7 @@ fn notes(old: &RunSummary, new: &RunSummary) -> Vec<String> {
             ));
         }
     }
-    let thresholds = |s: &RunSummary| s.lint.as_ref().and_then(|l| l.thresholds.clone());
+    let thresholds = |s: &SummaryJson| s.lint.as_ref().and_then(|l| l.thresholds.clone());
     if thresholds(old) != thresholds(new) {
         notes.push("the runs judged lint findings by different thresholds or rules".into());
     }
@@ -595,14 +594,14 @@ fn notes(old: &RunSummary, new: &RunSummary) -> Vec<String> {
     notes
 }
 
-fn depth_table<'a>(s: &'a RunSummary, i: usize, empty: &'a RunGroupTable) -> &'a RunGroupTable {
+fn depth_table<'a>(s: &'a SummaryJson, i: usize, empty: &'a GroupTableJson) -> &'a GroupTableJson {
     s.prefixes.depths.get(i).map_or(empty, |d| &d.table)
 }
 
 /// Compares OLD with NEW.
 pub fn compare(
-    (old_side, old): (Side, &RunSummary),
-    (new_side, new): (Side, &RunSummary),
+    (old_side, old): (Side, &SummaryJson),
+    (new_side, new): (Side, &SummaryJson),
     exact_keys: Option<&ExactKeys>,
     lost_ttl_keys: Option<u64>,
     options: &DiffOptions,
@@ -615,8 +614,9 @@ pub fn compare(
             counts: counts_change(o.map(|d| &d.counts), n.map(|d| &d.counts)),
         })
         .collect();
-    let type_order =
-        |s: &RunSummary| -> Vec<String> { s.by_type.iter().map(|t| t.type_name.clone()).collect() };
+    let type_order = |s: &SummaryJson| -> Vec<String> {
+        s.by_type.iter().map(|t| t.type_name.clone()).collect()
+    };
     let mut by_type: Vec<TypeChange> = paired(&old.by_type, &new.by_type, |t| t.type_name.clone())
         .into_iter()
         .map(|(type_name, o, n)| TypeChange {
@@ -627,7 +627,7 @@ pub fn compare(
     let order: Vec<String> = type_order(old).into_iter().chain(type_order(new)).collect();
     by_type.sort_by_key(|t| order.iter().position(|o| *o == t.type_name));
     let mut by_encoding: Vec<EncodingChange> = paired(&old.by_encoding, &new.by_encoding, |e| {
-        (e.type_name.clone(), e.encoding.clone())
+        (e.type_name.clone(), e.encoding.to_string())
     })
     .into_iter()
     .map(|((type_name, encoding), o, n)| EncodingChange {
@@ -637,16 +637,10 @@ pub fn compare(
     })
     .collect();
     by_encoding.sort_by_key(|e| order.iter().position(|o| *o == e.type_name));
-    let empty = RunGroupTable {
-        bounds: RunTableBounds {
-            capped: false,
-            distinct_kept: 0,
-            absent_max_keys: 0,
-            absent_max_memory_bytes: 0,
-            unlisted_keys: Some(0),
-            unlisted_memory_bytes: Some(0),
-        },
-        rows: Vec::new(),
+    let empty = GroupTableJson {
+        unlisted_keys: Some(0),
+        unlisted_memory_bytes: Some(0),
+        ..GroupTableJson::default()
     };
     let mut alerts = Vec::new();
     let depths = old.prefixes.depths.len().max(new.prefixes.depths.len());
