@@ -7,7 +7,7 @@
 //!    encoding, the memory it holds);
 //! 3. pass, [`pass`]: each dump read once and its keys analysed on the pool, the per-key
 //!    results folded into the aggregates and written as rows in file order;
-//! 4. aggregates, [`analyze`] and [`lint`]: the folds of the per-key statistics, and the
+//! 4. aggregates, [`aggregates`] and [`lint`]: the folds of the per-key statistics, and the
 //!    key-design rules;
 //! 5. outputs, [`report`]: summary.json, CSV, JSON Lines, Parquet, tables, report.html;
 //! 6. runs, [`runs`]: what several commands share about a run (dumps analysed now, or a
@@ -25,7 +25,7 @@ pub mod model;
 
 pub mod pass;
 
-pub mod analyze;
+pub mod aggregates;
 pub mod lint;
 
 pub mod report;

@@ -10,8 +10,8 @@
 mod craft;
 
 use craft::Rdb;
-use rdbscope::analyze::prefixes::PrefixConfig;
-use rdbscope::analyze::{AggregateConfig, Aggregates};
+use rdbscope::aggregates::prefixes::PrefixConfig;
+use rdbscope::aggregates::{AggregateConfig, Aggregates};
 use rdbscope::pass::analysis;
 use rdbscope::pass::pipeline::Options;
 use rdbscope::pass::progress::{Progress, ProgressMode};

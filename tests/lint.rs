@@ -7,7 +7,7 @@ mod common;
 mod craft;
 
 use craft::Rdb;
-use rdbscope::analyze::patterns::pattern_of;
+use rdbscope::aggregates::patterns::pattern_of;
 use rdbscope::rdb::checksum::hash_tag;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

@@ -3,7 +3,7 @@
 //! stdout and `--out-dir`; `--fail-on-growth` alerts make the exit code 1.
 
 use super::{keep_verdict, Outcome};
-use crate::analyze::AggregateConfig;
+use crate::aggregates::AggregateConfig;
 use crate::lint::LintConfig;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};

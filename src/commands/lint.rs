@@ -3,8 +3,8 @@
 //! or above `--fail-on`, 2 when a dump could not be read whole.
 
 use super::{keep_verdict, Outcome};
-use crate::analyze::prefixes::PrefixConfig;
-use crate::analyze::AggregateConfig;
+use crate::aggregates::prefixes::PrefixConfig;
+use crate::aggregates::AggregateConfig;
 use crate::lint::{self, LintConfig, Linted, Severity};
 use crate::pass::analysis;
 use crate::pass::pipeline::Options;

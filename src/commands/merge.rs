@@ -6,9 +6,9 @@
 //! `report` does, without the per-key files.
 
 use super::{report_outcome, Outcome};
-use crate::analyze::groups::SortBy;
+use crate::aggregates::groups::SortBy;
 use crate::lint::Linted;
-use crate::pass::analysis::{merge_target, Analysis, FileSummary};
+use crate::pass::analysis::{merge_target, Analysis, FileOutcome};
 use crate::pass::scan::ChecksumVerdict;
 use crate::report::run::state::RunState;
 use crate::runs::read::{read_state, RunInput};
@@ -35,7 +35,7 @@ fn summary_file(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// What tells a dump apart from another: a dump given twice would count its keys twice.
-fn identity(f: &FileSummary) -> (&str, u64, u64, Option<i64>, &ChecksumVerdict) {
+fn identity(f: &FileOutcome) -> (&str, u64, u64, Option<i64>, &ChecksumVerdict) {
     (&f.name, f.file_bytes, f.keys_scanned, f.ctime, &f.checksum)
 }
 
@@ -104,7 +104,7 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
     if !args.allow_partial {
         if let Some((origin, _)) = runs
             .iter()
-            .find(|(_, run)| run.files.iter().any(FileSummary::partial))
+            .find(|(_, run)| run.files.iter().any(FileOutcome::partial))
         {
             return Err(invalid(format!(
                 "{origin}: PARTIAL, only part of its dumps could be read: merged, the fleet \
@@ -128,7 +128,7 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
             )));
         }
     }
-    let mut seen: Vec<(&str, &FileSummary)> = Vec::new();
+    let mut seen: Vec<(&str, &FileOutcome)> = Vec::new();
     for (origin, run) in &runs {
         for f in &run.files {
             if let Some((earlier, _)) = seen.iter().find(|(_, g)| identity(g) == identity(f)) {
@@ -145,7 +145,7 @@ pub fn run(args: &Config, out: impl Write) -> io::Result<Outcome> {
     tell_apart(&mut runs);
     let lint_config = Arc::new(settings.lint.clone());
     let mut merged = merge_target(|source| Linted::new(&settings.aggregates, &lint_config, source));
-    let mut files: Vec<FileSummary> = Vec::new();
+    let mut files: Vec<FileOutcome> = Vec::new();
     for (_, run) in runs {
         let Analysis {
             files: run_files,

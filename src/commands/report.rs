@@ -5,12 +5,12 @@
 //! ([`crate::runs::compare`]): the HTML report shows it, `--out-dir` gets the diff files.
 
 use super::{report_outcome, Outcome};
-use crate::analyze::groups::SortBy;
-use crate::analyze::AggregateConfig;
+use crate::aggregates::groups::SortBy;
+use crate::aggregates::AggregateConfig;
 use crate::lint::LintConfig;
 use crate::lint::Linted;
 use crate::pass::analysis::{self, Analysis};
-use crate::pass::fold::Source;
+use crate::pass::fold::{OrderedFold, Source};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::keys::rows::RowFormat;
@@ -18,7 +18,7 @@ use crate::report::keys::sinks::{ColumnFormat, RowSinks};
 use crate::report::run::state::RunSettings;
 use crate::runs::compare::{load, Baseline, DiffKeys, DIFF_MIN_KEY_BYTES};
 use crate::runs::files::{replace_files, rewind, write_settled};
-use crate::runs::read::{analyse_linted, DumpSettings, KeyFold, NoExtra, RunInput};
+use crate::runs::read::{analyse_linted, DumpSettings, NoExtra, RunInput};
 use crate::runs::written::{create_out_dir, write_report, Outputs, ReportFormat};
 use std::fs;
 use std::io::{self, Write};
@@ -89,7 +89,7 @@ impl BaselineInput {
 
 /// The report's pass: the dumps analysed with lint, the per-key files of `--out-dir` (or
 /// the Arrow stream to `stdout`) written in the same pass, and `extra` fed the same keys.
-fn pass<E: KeyFold>(
+fn pass<E: OrderedFold>(
     args: &Config,
     settings: &DumpSettings<'_>,
     key_files: &mut Vec<&'static str>,
@@ -113,7 +113,7 @@ fn pass<E: KeyFold>(
 }
 
 /// [`pass`] once `dir` exists.
-fn pass_into<E: KeyFold>(
+fn pass_into<E: OrderedFold>(
     args: &Config,
     settings: &DumpSettings<'_>,
     key_files: &mut Vec<&'static str>,

@@ -8,8 +8,8 @@ use super::parsed::{
     KeysFormat, LintArgs, LintCommandArgs, LintProfile, MergeArgs, PrefixesArgs, ReportArgs,
     RollupArgs, RunArgs, TopArgs,
 };
-use crate::analyze::prefixes::PrefixConfig;
-use crate::analyze::AggregateConfig;
+use crate::aggregates::prefixes::PrefixConfig;
+use crate::aggregates::AggregateConfig;
 use crate::commands::keys::Rows;
 use crate::commands::report::KeysFiles;
 use crate::commands::{diff, info, keys, lint, merge, prefixes, report, top, Command};

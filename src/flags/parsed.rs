@@ -10,9 +10,9 @@ use super::values::{
     non_empty, parse_allocator, parse_byte_size, parse_factor, parse_growth, parse_percent,
     parse_quantum, parse_rule, parse_timeout, parse_type,
 };
-use crate::analyze::groups::SortBy;
-use crate::analyze::prefixes::MAX_DEPTH;
-use crate::analyze::top::Metric;
+use crate::aggregates::groups::SortBy;
+use crate::aggregates::prefixes::MAX_DEPTH;
+use crate::aggregates::top::Metric;
 use crate::commands::diff::DiffFormat;
 use crate::commands::info::InfoFormat;
 use crate::commands::lint::LintFormat;

@@ -3,8 +3,8 @@
 //! layers below (`--sort`, `--by`, `--fail-on`, `--progress`, `--format`), so that those
 //! types need no clap.
 
-use crate::analyze::groups::SortBy;
-use crate::analyze::top::Metric;
+use crate::aggregates::groups::SortBy;
+use crate::aggregates::top::Metric;
 use crate::commands::diff::DiffFormat;
 use crate::commands::info::InfoFormat;
 use crate::commands::lint::LintFormat;

@@ -3,11 +3,11 @@
 //! entity, expiry minutes, slots and hash tags, and whole dumps.
 
 use super::keys::{field_of, KeyRules};
-use super::{Finding, LintConfig, LintReport, Rule, RuleSummary, Subject};
-use crate::analyze::figure::{ceil_count, percent, signed};
-use crate::analyze::groups::{GroupRow, GroupStats};
-use crate::analyze::ttl::TtlBucket;
-use crate::analyze::Aggregates;
+use super::{Finding, LintConfig, LintReport, Rule, RuleTally, Subject};
+use crate::aggregates::figure::{ceil_count, percent, signed};
+use crate::aggregates::groups::{GroupRow, GroupStats};
+use crate::aggregates::ttl::TtlBucket;
+use crate::aggregates::Aggregates;
 use crate::model::allocator::Allocator;
 use crate::model::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
 use crate::pass::analysis::Analysis;
@@ -20,9 +20,9 @@ const ENTRY_OVERHEAD: u64 = 2;
 pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
     let config = keys.config().clone();
     let cap = config.max_findings;
-    let mut groups: Vec<(Rule, RuleSummary)> = Vec::new();
+    let mut groups: Vec<(Rule, RuleTally)> = Vec::new();
     let mut rule = |r: Rule, findings: Vec<Finding>| {
-        let mut s = RuleSummary::new(cap);
+        let mut s = RuleTally::new(cap);
         for f in findings {
             s.add(f);
         }
@@ -42,33 +42,27 @@ pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
         let subject = || Subject::File(f.name.clone());
         let count = f.totals.by_db().len() as u64;
         if count > t.max_dbs {
-            dbs.push(Finding {
-                rule: Rule::DbMultiple,
-                db: None,
-                subject: subject(),
-                value: signed(count),
-                threshold: signed(t.max_dbs),
-                keys: all.keys,
-                memory_bytes: all.memory_bytes,
-                saving_bytes: None,
-            });
+            dbs.push(Finding::of_group(
+                Rule::DbMultiple,
+                subject(),
+                (signed(count), signed(t.max_dbs)),
+                all.keys,
+                all.memory_bytes,
+            ));
         }
         if all.memory_bytes > t.shard_max_bytes {
-            big.push(Finding {
-                rule: Rule::ClusterShardTooBig,
-                db: None,
-                subject: subject(),
-                value: signed(all.memory_bytes),
-                threshold: signed(t.shard_max_bytes),
-                keys: all.keys,
-                memory_bytes: all.memory_bytes,
-                saving_bytes: None,
-            });
+            big.push(Finding::of_group(
+                Rule::ClusterShardTooBig,
+                subject(),
+                (signed(all.memory_bytes), signed(t.shard_max_bytes)),
+                all.keys,
+                all.memory_bytes,
+            ));
         }
     }
     rule(Rule::DbMultiple, dbs);
     rule(Rule::ClusterShardTooBig, big);
-    let mut all: BTreeMap<Rule, RuleSummary> = keys.into_rules().collect();
+    let mut all: BTreeMap<Rule, RuleTally> = keys.into_rules().collect();
     for (r, s) in groups {
         all.insert(r, s);
     }
@@ -118,15 +112,14 @@ fn ttl_missing(m: &Aggregates) -> Vec<Finding> {
         .map(|r| (r.name, r.stats))
         .chain(other)
         .filter(|(_, g)| g.no_ttl_keys > 0)
-        .map(|(name, g)| Finding {
-            rule: Rule::TtlMissing,
-            db: None,
-            subject: Subject::Pattern(name.into()),
-            value: signed(percent(g.no_ttl_keys, g.keys)),
-            threshold: 0,
-            keys: g.no_ttl_keys,
-            memory_bytes: g.no_ttl_memory_bytes,
-            saving_bytes: None,
+        .map(|(name, g)| {
+            Finding::of_group(
+                Rule::TtlMissing,
+                Subject::Pattern(name.into()),
+                (signed(percent(g.no_ttl_keys, g.keys)), 0),
+                g.no_ttl_keys,
+                g.no_ttl_memory_bytes,
+            )
         })
         .collect()
 }
@@ -219,15 +212,14 @@ fn ttl_clustered(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
         .storms(usize::MAX)
         .into_iter()
         .take_while(|(_, tally)| tally.keys >= threshold)
-        .map(|(minute, tally)| Finding {
-            rule: Rule::TtlClustered,
-            db: None,
-            subject: Subject::Minute(minute),
-            value: signed(tally.keys),
-            threshold: signed(threshold),
-            keys: tally.keys,
-            memory_bytes: tally.memory_bytes,
-            saving_bytes: None,
+        .map(|(minute, tally)| {
+            Finding::of_group(
+                Rule::TtlClustered,
+                Subject::Minute(minute),
+                (signed(tally.keys), signed(threshold)),
+                tally.keys,
+                tally.memory_bytes,
+            )
         })
         .collect()
 }
@@ -248,15 +240,14 @@ fn slot_skew(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
     let mut out: Vec<Finding> = slots
         .into_iter()
         .filter(|(_, l)| l.memory_bytes as f64 > slot_bound)
-        .map(|(slot, l)| Finding {
-            rule: Rule::ClusterSlotSkew,
-            db: None,
-            subject: Subject::Slot(slot),
-            value: signed(l.memory_bytes),
-            threshold: slot_bound.ceil() as i64,
-            keys: l.keys,
-            memory_bytes: l.memory_bytes,
-            saving_bytes: None,
+        .map(|(slot, l)| {
+            Finding::of_group(
+                Rule::ClusterSlotSkew,
+                Subject::Slot(slot),
+                (signed(l.memory_bytes), slot_bound.ceil() as i64),
+                l.keys,
+                l.memory_bytes,
+            )
         })
         .collect();
     let tags = m.slots.tags().rows();
@@ -269,15 +260,14 @@ fn slot_skew(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
                      name: tag,
                      stats: g,
                      ..
-                 }| Finding {
-                    rule: Rule::ClusterSlotSkew,
-                    db: None,
-                    subject: Subject::Tag(tag.into()),
-                    value: signed(g.memory_bytes),
-                    threshold: tag_bound.ceil() as i64,
-                    keys: g.keys,
-                    memory_bytes: g.memory_bytes,
-                    saving_bytes: None,
+                 }| {
+                    Finding::of_group(
+                        Rule::ClusterSlotSkew,
+                        Subject::Tag(tag.into()),
+                        (signed(g.memory_bytes), tag_bound.ceil() as i64),
+                        g.keys,
+                        g.memory_bytes,
+                    )
                 },
             ),
     );

@@ -2,11 +2,11 @@
 //! strings, encodings, expiry before the dump, idle and LFU. Also feeds the small-string
 //! pattern table that type.strings-as-hash is judged on after the merge.
 
-use super::{Finding, LintConfig, Rule, RuleSummary, Subject};
-use crate::analyze::figure::signed;
-use crate::analyze::groups::GroupTable;
-use crate::analyze::patterns::pattern_of;
-use crate::analyze::prefixes::find_delimiter;
+use super::{Finding, LintConfig, Rule, RuleTally, Subject};
+use crate::aggregates::figure::signed;
+use crate::aggregates::groups::GroupTable;
+use crate::aggregates::patterns::pattern_of;
+use crate::aggregates::prefixes::find_delimiter;
 use crate::model::allocator::Allocator;
 use crate::model::encoding::Encoding;
 use crate::model::key_stats::KeyStats;
@@ -26,7 +26,7 @@ pub struct KeyRules {
     /// for the aggregate that only receives merges.
     profile: Option<ServerProfile>,
     /// Indexed like [`Rule::ALL`]; group rules stay empty here.
-    rules: Vec<RuleSummary>,
+    rules: Vec<RuleTally>,
     /// Small string keys by pattern, for type.strings-as-hash: their elements are the
     /// strings' lengths.
     strings: GroupTable,
@@ -39,7 +39,7 @@ impl KeyRules {
         KeyRules {
             rules: Rule::ALL
                 .iter()
-                .map(|_| RuleSummary::new(config.max_findings))
+                .map(|_| RuleTally::new(config.max_findings))
                 .collect(),
             strings: GroupTable::new(config.group_cap),
             profile: source.profile,
@@ -63,12 +63,12 @@ impl KeyRules {
     }
 
     /// The per-key rules' summaries, by rule.
-    pub fn into_rules(self) -> impl Iterator<Item = (Rule, RuleSummary)> {
+    pub fn into_rules(self) -> impl Iterator<Item = (Rule, RuleTally)> {
         Rule::ALL.into_iter().zip(self.rules)
     }
 
     /// Checks `k` against the per-key rules. Their kept findings are the worst under a
-    /// total order ([`RuleSummary`]), so they merge the same whatever order keys come in.
+    /// total order ([`RuleTally`]), so they merge the same whatever order keys come in.
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let config = &*self.config;
         let t = &config.thresholds;
@@ -542,7 +542,7 @@ pub fn outside_charset(key: &[u8]) -> usize {
 /// small-string pattern table.
 #[derive(Serialize, Deserialize)]
 pub struct KeyRulesState {
-    rules: Vec<(Rule, RuleSummary)>,
+    rules: Vec<(Rule, RuleTally)>,
     strings: GroupTable,
 }
 
@@ -550,7 +550,7 @@ impl Serialize for KeyRules {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Borrowed<'a> {
-            rules: Vec<(Rule, RuleSummary)>,
+            rules: Vec<(Rule, RuleTally)>,
             strings: &'a GroupTable,
         }
         let rules = Rule::ALL
@@ -611,15 +611,19 @@ mod tests {
 
     #[test]
     fn special_characters() {
-        assert_eq!(special_chars(b"user:1"), 0);
-        assert_eq!(special_chars(b"user:12345678:profile"), 0);
-        assert_eq!(special_chars(b"user:123 5678:profile"), 1);
-        assert_eq!(special_chars(b"user:12345678:profil\""), 1);
-        assert_eq!(special_chars(b"a b\n\"c'\\"), 5);
-        assert_eq!(special_chars(b"\x1b[31m"), 1);
-        assert_eq!(special_chars("é☃".as_bytes()), 0);
-        assert_eq!(special_chars("a\u{202e}b\u{a0}".as_bytes()), 2);
-        assert_eq!(special_chars(b"bin\xff\xfe"), 2);
+        for (key, special) in [
+            (&b"user:1"[..], 0),
+            (b"user:12345678:profile", 0),
+            (b"user:123 5678:profile", 1),
+            (b"user:12345678:profil\"", 1),
+            (b"a b\n\"c'\\", 5),
+            (b"\x1b[31m", 1),
+            ("é☃".as_bytes(), 0),
+            ("a\u{202e}b\u{a0}".as_bytes(), 2),
+            (b"bin\xff\xfe", 2),
+        ] {
+            assert_eq!(special_chars(key), special, "{key:?}");
+        }
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! Rules about one key are evaluated while keys are folded ([`keys::KeyRules`]); rules
 //! about groups of keys (patterns, expiry minutes, slots, dumps) are evaluated after the
 //! merge from the aggregates `report` already builds ([`groups`]). Either way a rule ends
-//! as a [`RuleSummary`]: exact counts and sums, and the worst findings up to a cap, so
+//! as a [`RuleTally`]: exact counts and sums, and the worst findings up to a cap, so
 //! memory stays bounded whatever the number of violating keys.
 //!
-//! Layer: aggregates, beside (above) `analyze`, whose tables the group rules read. May
-//! import `rdb`, `text`, the `model`, the `pass` and `analyze`; never `report`, `commands`
+//! Layer: aggregates, beside (above) `aggregates`, whose tables the group rules read. May
+//! import `rdb`, `text`, the `model`, the `pass` and `aggregates`; never `report`, `commands`
 //! or `flags`.
 
 #![deny(
@@ -20,8 +20,8 @@
 pub mod groups;
 pub mod keys;
 
-use crate::analyze::aggregates::Tables;
-use crate::analyze::{AggregateConfig, Aggregates};
+use crate::aggregates::report::Tables;
+use crate::aggregates::{AggregateConfig, Aggregates};
 use crate::model::key_stats::KeyStats;
 use crate::pass::analysis::Analysis;
 use crate::pass::fold::{Aggregator, Source};
@@ -250,8 +250,8 @@ pub struct LintConfig {
     pub max_findings: usize,
     /// The key segment delimiter (key.no-namespace, type.strings-as-hash).
     #[serde(
-        serialize_with = "crate::analyze::state_fields::bytes::serialize",
-        deserialize_with = "crate::analyze::state_fields::bytes::deserialize_non_empty"
+        serialize_with = "crate::aggregates::state_fields::bytes::serialize",
+        deserialize_with = "crate::aggregates::state_fields::bytes::deserialize_non_empty"
     )]
     pub delimiter: Vec<u8>,
     /// Patterns kept by type.strings-as-hash before the rest goes to `(other)`.
@@ -321,12 +321,12 @@ impl<'de> Deserialize<'de> for Rule {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Subject {
-    Key(#[serde(with = "crate::analyze::state_fields::bytes")] Box<[u8]>),
-    Pattern(#[serde(with = "crate::analyze::state_fields::bytes")] Box<[u8]>),
+    Key(#[serde(with = "crate::aggregates::state_fields::bytes")] Box<[u8]>),
+    Pattern(#[serde(with = "crate::aggregates::state_fields::bytes")] Box<[u8]>),
     /// Start of the minute, Unix ms.
     Minute(i64),
     Slot(u16),
-    Tag(#[serde(with = "crate::analyze::state_fields::bytes")] Box<[u8]>),
+    Tag(#[serde(with = "crate::aggregates::state_fields::bytes")] Box<[u8]>),
     /// A dump, by the path given on the command line.
     File(String),
 }
@@ -363,6 +363,27 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding over keys grouped by `subject` (a pattern, minute, slot, tag or dump): of
+    /// no one db, and with no saving the memory model can tell.
+    fn of_group(
+        rule: Rule,
+        subject: Subject,
+        (value, threshold): (i64, i64),
+        keys: u64,
+        memory_bytes: u64,
+    ) -> Self {
+        Finding {
+            rule,
+            db: None,
+            subject,
+            value,
+            threshold,
+            keys,
+            memory_bytes,
+            saving_bytes: None,
+        }
+    }
+
     /// Worst first: most memory, then the larger measurement, then subject order, so
     /// the kept findings do not depend on how keys were split between threads.
     fn worst_first(a: &Finding, b: &Finding) -> Ordering {
@@ -374,7 +395,7 @@ impl Finding {
 
 /// The worst `cap` findings of a rule and exact totals over all of them.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct RuleSummary {
+pub struct RuleTally {
     pub findings: u64,
     pub keys: u64,
     pub memory_bytes: u64,
@@ -383,20 +404,20 @@ pub struct RuleSummary {
     cap: usize,
     /// Memory of the last kept finding once `cap` are kept: anything lighter cannot
     /// enter, so callers skip building it (copying its key). Set again by
-    /// [`RuleSummary::trim`] once read back.
+    /// [`RuleTally::trim`] once read back.
     #[serde(skip)]
     floor: u64,
 }
 
-impl RuleSummary {
+impl RuleTally {
     pub fn new(cap: usize) -> Self {
-        RuleSummary {
+        RuleTally {
             cap,
-            ..RuleSummary::default()
+            ..RuleTally::default()
         }
     }
 
-    /// Counts a finding; whether it may be among the worst (then [`RuleSummary::keep`] it).
+    /// Counts a finding; whether it may be among the worst (then [`RuleTally::keep`] it).
     #[inline]
     pub fn tally(&mut self, keys: u64, memory_bytes: u64) -> bool {
         self.findings = self.findings.saturating_add(1);
@@ -405,7 +426,7 @@ impl RuleSummary {
         self.cap > 0 && memory_bytes >= self.floor
     }
 
-    /// Keeps a finding already counted by [`RuleSummary::tally`].
+    /// Keeps a finding already counted by [`RuleTally::tally`].
     pub fn keep(&mut self, f: Finding) {
         self.worst.push(f);
         // Trim in batches: sorting on every push would cost a log factor per finding.
@@ -428,7 +449,7 @@ impl RuleSummary {
         }
     }
 
-    fn merge(&mut self, o: RuleSummary) {
+    fn merge(&mut self, o: RuleTally) {
         self.findings = self.findings.saturating_add(o.findings);
         self.keys = self.keys.saturating_add(o.keys);
         self.memory_bytes = self.memory_bytes.saturating_add(o.memory_bytes);
@@ -440,7 +461,7 @@ impl RuleSummary {
 /// The outcome of a lint: one summary per enabled rule, in [`Rule::ALL`] order.
 #[derive(Debug)]
 pub struct LintReport {
-    pub rules: Vec<(Rule, RuleSummary)>,
+    pub rules: Vec<(Rule, RuleTally)>,
     /// Enabled cluster rules left unchecked: nothing said the dumps are a cluster's shards.
     pub not_a_cluster: Vec<Rule>,
 }

@@ -143,27 +143,24 @@ impl ByAllocator {
         ])
     }
 
+    /// `f` applied to each allocator's figures in `self` and `o`.
+    #[inline]
+    fn zip(self, o: ByAllocator, f: impl Fn(u64, u64) -> u64) -> Self {
+        let [a, b, c] = self.0;
+        let [x, y, z] = o.0;
+        ByAllocator([f(a, x), f(b, y), f(c, z)])
+    }
+
     /// Each allocator's figure less the other's, at least 0.
     #[inline]
     pub fn saturating_sub(self, o: ByAllocator) -> Self {
-        let [a, b, c] = self.0;
-        let [x, y, z] = o.0;
-        ByAllocator([
-            a.saturating_sub(x),
-            b.saturating_sub(y),
-            c.saturating_sub(z),
-        ])
+        self.zip(o, u64::saturating_sub)
     }
 
     /// Each allocator's figure times `k`.
     #[inline]
     pub fn times(self, k: u64) -> Self {
-        let [a, b, c] = self.0;
-        ByAllocator([
-            a.saturating_mul(k),
-            b.saturating_mul(k),
-            c.saturating_mul(k),
-        ])
+        ByAllocator(self.0.map(|v| v.saturating_mul(k)))
     }
 }
 
@@ -181,13 +178,7 @@ impl std::ops::Add for ByAllocator {
 
     #[inline]
     fn add(self, o: ByAllocator) -> ByAllocator {
-        let [a, b, c] = self.0;
-        let [x, y, z] = o.0;
-        ByAllocator([
-            a.saturating_add(x),
-            b.saturating_add(y),
-            c.saturating_add(z),
-        ])
+        self.zip(o, u64::saturating_add)
     }
 }
 

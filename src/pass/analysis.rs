@@ -6,7 +6,7 @@
 //! Each dump's keys flow two ways, into aggregates and into rows. Each pool thread has
 //! its own aggregator (a [`ThreadLocal`]) and takes the keys of the chunks it reads into
 //! what merges the same whatever the order; what depends on the order keys come in (the
-//! heavy-hitter tables of `analyze::groups`, whose light rows depend on the order they met
+//! heavy-hitter tables of `aggregates::groups`, whose light rows depend on the order they met
 //! the keys in; lists in file order) each chunk of the file fills on its own, and the
 //! dump's one aggregator merges those parts as the chunks come back in file order. After
 //! the pass the threads' aggregators are merged into the dump's with `+=`, and the dumps'
@@ -37,7 +37,7 @@ use thread_local::ThreadLocal;
 /// One dump of the run, as the per-file breakdown shows it; summary.json's mergeable
 /// state holds it whole (`rdbscope merge`).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct FileSummary {
+pub struct FileOutcome {
     pub name: String,
     /// `REDIS0011`, `VALKEY080`; `None` when the header could not be read.
     pub magic: Option<String>,
@@ -79,7 +79,7 @@ pub struct FileSummary {
     pub settle: Option<AllocatorChoice>,
 }
 
-impl FileSummary {
+impl FileOutcome {
     /// The report covers only part of this dump.
     pub fn partial(&self) -> bool {
         self.error.is_some()
@@ -93,7 +93,7 @@ impl FileSummary {
 
 /// Per-file summaries and the aggregate over all dumps.
 pub struct Analysis<A> {
-    pub files: Vec<FileSummary>,
+    pub files: Vec<FileOutcome>,
     pub merged: A,
 }
 
@@ -107,7 +107,7 @@ impl<A> Analysis<A> {
 
     /// The report covers only part of the dumps.
     pub fn partial(&self) -> bool {
-        self.files.iter().any(FileSummary::partial)
+        self.files.iter().any(FileOutcome::partial)
     }
 
     /// Each dump's allocator as its whole content settled it ([`Options::settled`]), when
@@ -349,7 +349,7 @@ pub fn analyze_writing<A: Aggregator>(
 
 /// When the dumps hold keys and none passed the filters: says so, naming the filters,
 /// lest an empty report read as an empty dump.
-fn unmatched(files: &[FileSummary], passed: u64, filter: &KeyFilter) -> Option<String> {
+fn unmatched(files: &[FileOutcome], passed: u64, filter: &KeyFilter) -> Option<String> {
     let read: u64 = files.iter().map(|f| f.keys_scanned).sum();
     (read > 0 && passed == 0 && !filter.is_empty()).then(|| {
         format!(
@@ -429,7 +429,7 @@ fn each_dump<F: DumpFold, S: RowSink>(
     mut rows: Option<&mut S>,
     fold: impl Fn(Source) -> F,
     mut merge: impl FnMut(F::Folded),
-) -> io::Result<Vec<FileSummary>> {
+) -> io::Result<Vec<FileOutcome>> {
     let unreadable = check_dumps(dumps, options)?;
     for (path, why) in dumps.iter().zip(&unreadable) {
         if let Some(why) = why {
@@ -443,9 +443,9 @@ fn each_dump<F: DumpFold, S: RowSink>(
     let mut passed = 0;
     for (index, path) in dumps.iter().enumerate() {
         if let Some(why) = &unreadable[index] {
-            files.push(FileSummary {
+            files.push(FileOutcome {
                 error: Some(why.clone()),
-                ..empty_summary(path.display().to_string())
+                ..empty_outcome(path.display().to_string())
             });
             continue;
         }
@@ -475,7 +475,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
     progress: &Progress,
     mut rows: Option<&mut S>,
     fold: &impl Fn(Source) -> F,
-) -> io::Result<(FileSummary, DumpFolded<F>)> {
+) -> io::Result<(FileOutcome, DumpFolded<F>)> {
     let name = input::source_name(path);
     progress.set_message(&name);
     let dump = match Dump::open(path, &options.spool, progress) {
@@ -488,9 +488,9 @@ fn pass_one<F: DumpFold, S: RowSink>(
         }
         Err(e) => {
             progress.error(&format!("rdbscope: {name}: {e}"));
-            let summary = FileSummary {
+            let summary = FileOutcome {
                 error: Some(format!("cannot open: {e}")),
-                ..empty_summary(name)
+                ..empty_outcome(name)
             };
             return Ok((summary, None));
         }
@@ -589,7 +589,7 @@ fn pass_one<F: DumpFold, S: RowSink>(
             prepared.name
         ));
     }
-    let summary = FileSummary {
+    let summary = FileOutcome {
         magic: info.header.map(|h| h.magic()),
         rdb_version: info.header.map(|h| h.version),
         server_version: info
@@ -664,8 +664,8 @@ fn fold_pass<F: DumpFold, S: RowSink>(
     Ok((pass, fold.merged(), passed))
 }
 
-fn empty_summary(name: String) -> FileSummary {
-    FileSummary {
+fn empty_outcome(name: String) -> FileOutcome {
+    FileOutcome {
         name,
         magic: None,
         rdb_version: None,

@@ -1,7 +1,7 @@
 //! What a pass folds each dump's keys into: an [`Aggregator`] (one a pool thread takes
 //! keys into in any order, and one a chunk of the file fills with what depends on their
 //! order, merged into the dump's in file order; then the dumps, all merged with `+=`),
-//! built for keys from a [`Source`]. The aggregates (`analyze`, `lint`) implement it; the
+//! built for keys from a [`Source`]. The aggregates (`aggregates`, `lint`) implement it; the
 //! pass only drives it.
 
 use crate::model::key_stats::KeyStats;
@@ -25,9 +25,71 @@ pub trait Aggregator: AddAssign + Send + Sized {
     /// Takes the part of the next chunk of the file, in file order.
     fn merge_in_order(&mut self, part: Self::InOrder);
     /// A dump's keys are all in: its heavy-hitter tables drop what they list beyond twice
-    /// their capacity ([`crate::analyze::groups::GroupTable::trim`]).
+    /// their capacity ([`crate::aggregates::groups::GroupTable::trim`]).
     fn trim(&mut self) {}
     fn totals(&self) -> &Totals;
+}
+
+/// What a chunk of the file fills in file order (so its merge need not be order-free):
+/// a heavy-hitter table, keys looked up, what a command folds beside the report's
+/// aggregates.
+pub trait OrderedFold: AddAssign + Send + Sized {
+    /// Empty, with the same settings: what a chunk of the file fills.
+    fn like(&self) -> Self;
+    fn add(&mut self, key: &KeyStats<'_>);
+    /// A dump's keys are all in (see [`Aggregator::trim`]).
+    fn trim(&mut self) {}
+}
+
+/// The aggregator of a command that folds one thing in file order: that, and the totals
+/// of the per-file breakdown.
+pub struct TotalsAnd<F> {
+    pub totals: Totals,
+    pub fold: F,
+}
+
+impl<F> TotalsAnd<F> {
+    pub fn new(fold: F) -> Self {
+        TotalsAnd {
+            totals: Totals::default(),
+            fold,
+        }
+    }
+}
+
+impl<F: OrderedFold> Aggregator for TotalsAnd<F> {
+    type InOrder = F;
+
+    fn in_order(&self) -> F {
+        self.fold.like()
+    }
+
+    fn add(&mut self, key: &KeyStats<'_>) {
+        self.totals.add(key);
+    }
+
+    fn add_in_order(fold: &mut F, key: &KeyStats<'_>) {
+        fold.add(key);
+    }
+
+    fn merge_in_order(&mut self, fold: F) {
+        self.fold += fold;
+    }
+
+    fn trim(&mut self) {
+        self.fold.trim();
+    }
+
+    fn totals(&self) -> &Totals {
+        &self.totals
+    }
+}
+
+impl<F: OrderedFold> AddAssign for TotalsAnd<F> {
+    fn add_assign(&mut self, o: TotalsAnd<F>) {
+        self.totals += o.totals;
+        self.fold += o.fold;
+    }
 }
 
 /// Where the keys being added come from.

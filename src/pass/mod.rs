@@ -14,7 +14,7 @@
 //! breakdown.
 //!
 //! Layer: the pass, above the decoder and the model. May import `crate::rdb`,
-//! `crate::text` and `crate::model`; never the aggregates (`analyze`, `lint`), an output
+//! `crate::text` and `crate::model`; never the aggregates (`aggregates`, `lint`), an output
 //! (`report`: rows leave through [`row_sink::RowSink`], which `report::keys::sinks`
 //! implements), `commands` or `flags`.
 

@@ -15,6 +15,17 @@ pub struct Bytes<'data> {
     origin: u64,
 }
 
+/// `Bytes::read_<int>`: an integer of fixed width read in the byte order its name says
+/// (signed integers are two's complement in every RDB structure).
+macro_rules! fixed_width_reads {
+    ($($name:ident: $int:ident $from:ident,)*) => {$(
+        #[inline]
+        pub fn $name(&mut self, reading: &'static str) -> Result<$int> {
+            self.read_array(reading).map($int::$from)
+        }
+    )*};
+}
+
 impl<'data> Bytes<'data> {
     pub fn new(data: &'data [u8], origin: u64) -> Self {
         Bytes {
@@ -122,54 +133,67 @@ impl<'data> Bytes<'data> {
         Ok(out)
     }
 
-    /// Signed integers are two's complement in every RDB structure.
-    #[inline]
-    pub fn read_i8(&mut self, reading: &'static str) -> Result<i8> {
-        self.read_array(reading).map(i8::from_le_bytes)
+    fixed_width_reads! {
+        read_i8: i8 from_le_bytes,
+        read_i16_le: i16 from_le_bytes,
+        read_i32_le: i32 from_le_bytes,
+        read_i64_le: i64 from_le_bytes,
+        read_u16_le: u16 from_le_bytes,
+        read_u32_le: u32 from_le_bytes,
+        read_u32_be: u32 from_be_bytes,
+        read_u64_le: u64 from_le_bytes,
+        read_u64_be: u64 from_be_bytes,
     }
 
-    #[inline]
-    pub fn read_i16_le(&mut self, reading: &'static str) -> Result<i16> {
-        self.read_array(reading).map(i16::from_le_bytes)
-    }
-
-    #[inline]
-    pub fn read_i32_le(&mut self, reading: &'static str) -> Result<i32> {
-        self.read_array(reading).map(i32::from_le_bytes)
-    }
-
-    #[inline]
-    pub fn read_i64_le(&mut self, reading: &'static str) -> Result<i64> {
-        self.read_array(reading).map(i64::from_le_bytes)
-    }
-
-    #[inline]
-    pub fn read_u16_le(&mut self, reading: &'static str) -> Result<u16> {
-        self.read_array(reading).map(u16::from_le_bytes)
-    }
-
-    #[inline]
-    pub fn read_u32_le(&mut self, reading: &'static str) -> Result<u32> {
-        self.read_array(reading).map(u32::from_le_bytes)
-    }
-
-    #[inline]
-    pub fn read_u32_be(&mut self, reading: &'static str) -> Result<u32> {
-        self.read_array(reading).map(u32::from_be_bytes)
-    }
-
-    #[inline]
-    pub fn read_u64_le(&mut self, reading: &'static str) -> Result<u64> {
-        self.read_array(reading).map(u64::from_le_bytes)
-    }
-
-    #[inline]
-    pub fn read_u64_be(&mut self, reading: &'static str) -> Result<u64> {
-        self.read_array(reading).map(u64::from_be_bytes)
+    /// The next entry `read` reads, `None` at the end. After an error the bytes end there:
+    /// an iterator over entries stops at its first error.
+    #[inline(always)]
+    pub fn next_entry<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Option<Result<T>> {
+        if self.is_empty() {
+            return None;
+        }
+        let item = read(self);
+        if item.is_err() {
+            *self = Bytes::new(&[], self.offset());
+        }
+        Some(item)
     }
 
     /// An error of kind `Malformed` at the current offset.
     pub fn malformed(&self, reading: &'static str, message: impl Into<String>) -> DecodeError {
         DecodeError::malformed(self.offset(), reading, message)
     }
+}
+
+/// The entries of a compact container (listpack, ziplist) and its declared element count
+/// (`None` when it saturated at 65535). `blob` starts with its total size (u32 LE) and
+/// ends with 0xFF; the count (u16 LE) closes a header of `header` bytes.
+pub fn compact_entries<'a>(
+    blob: &'a [u8],
+    origin: u64,
+    header: usize,
+    reading: &'static str,
+) -> Result<(Bytes<'a>, Option<u16>)> {
+    const END: u8 = 0xff;
+    let mut r = Bytes::new(blob, origin);
+    let total = r.read_u32_le(reading)? as usize;
+    r.skip(header.saturating_sub(6) as u64, reading)?;
+    let count = r.read_u16_le(reading)?;
+    if total != blob.len() {
+        return Err(r.malformed(
+            reading,
+            format!("declares {total} bytes but the blob holds {}", blob.len()),
+        ));
+    }
+    let entries = match blob.split_last() {
+        Some((&END, body)) if body.len() >= header => &body[header..],
+        _ => return Err(r.malformed(reading, "missing 0xFF terminator")),
+    };
+    Ok((
+        Bytes::new(entries, origin.saturating_add(header as u64)),
+        (count != u16::MAX).then_some(count),
+    ))
 }

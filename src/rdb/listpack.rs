@@ -5,12 +5,11 @@
 //! Each entry is an encoding byte, its data, and a 1–5 byte back-length used for reverse
 //! traversal, which this forward reader only skips.
 
-use super::bytes::Bytes;
+use super::bytes::{compact_entries, Bytes};
 use super::element::Element;
 use super::error::Result;
 
 const HEADER: usize = 6;
-const END: u8 = 0xff;
 
 /// A validated listpack header over a blob.
 #[derive(Clone, Copy, Debug)]
@@ -24,22 +23,10 @@ pub struct Listpack<'a> {
 
 impl<'a> Listpack<'a> {
     pub fn parse(blob: &'a [u8], origin: u64) -> Result<Self> {
-        let mut r = Bytes::new(blob, origin);
-        let total = r.read_u32_le("listpack header")? as usize;
-        let count = r.read_u16_le("listpack header")?;
-        if total != blob.len() {
-            return Err(r.malformed(
-                "listpack header",
-                format!("declares {total} bytes but the blob holds {}", blob.len()),
-            ));
-        }
-        let entries = match blob.split_last() {
-            Some((&END, body)) if body.len() >= HEADER => &body[HEADER..],
-            _ => return Err(r.malformed("listpack header", "missing 0xFF terminator")),
-        };
+        let (entries, declared_len) = compact_entries(blob, origin, HEADER, "listpack header")?;
         Ok(Listpack {
-            entries: Bytes::new(entries, origin.saturating_add(HEADER as u64)),
-            declared_len: (count != u16::MAX).then_some(count),
+            entries,
+            declared_len,
             total_bytes: blob.len(),
         })
     }
@@ -69,9 +56,8 @@ pub fn backlen_size(len: u64) -> u64 {
 impl<'a> ListpackIter<'a> {
     /// The next entry and the bytes it takes (encoding, data and back-length).
     #[inline]
-    fn read_entry(&mut self) -> Result<(Element<'a>, u64)> {
+    fn read_entry(r: &mut Bytes<'a>) -> Result<(Element<'a>, u64)> {
         const READING: &str = "listpack entry";
-        let r = &mut self.r;
         let start = r.position();
         let b = r.read_u8(READING)?;
         let element = if b & 0x80 == 0 {
@@ -116,14 +102,7 @@ impl<'a> Iterator for ListpackIter<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.r.is_empty() {
-            return None;
-        }
-        let item = self.read_entry();
-        if item.is_err() {
-            self.r = Bytes::new(&[], self.r.offset());
-        }
-        Some(item)
+        self.r.next_entry(Self::read_entry)
     }
 }
 
@@ -169,7 +148,7 @@ mod tests {
         let mut lp = total.to_le_bytes().to_vec();
         lp.extend_from_slice(&(entries.len() as u16).to_le_bytes());
         lp.extend_from_slice(&body);
-        lp.push(END);
+        lp.push(0xff);
         lp
     }
 
@@ -207,7 +186,7 @@ mod tests {
     fn entry_past_the_blob_is_an_error_with_offset() {
         let mut lp = build(&[&[0x85, b'a']]);
         let n = lp.len();
-        lp[n - 1] = END;
+        lp[n - 1] = 0xff;
         let parsed = Listpack::parse(&lp, 1000).unwrap();
         let err = parsed.iter().next().unwrap().unwrap_err();
         assert_eq!(err.offset, 1000 + HEADER as u64 + 1);

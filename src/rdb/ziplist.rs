@@ -4,12 +4,11 @@
 //! entries, 0xFF. An entry is the previous entry's length (1 byte, or 0xFE + u32), an
 //! encoding header, and the data.
 
-use super::bytes::Bytes;
+use super::bytes::{compact_entries, Bytes};
 use super::element::Element;
 use super::error::Result;
 
 const HEADER: usize = 10;
-const END: u8 = 0xff;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Ziplist<'a> {
@@ -19,23 +18,10 @@ pub struct Ziplist<'a> {
 
 impl<'a> Ziplist<'a> {
     pub fn parse(blob: &'a [u8], origin: u64) -> Result<Self> {
-        let mut r = Bytes::new(blob, origin);
-        let total = r.read_u32_le("ziplist header")? as usize;
-        let _tail = r.read_u32_le("ziplist header")?;
-        let count = r.read_u16_le("ziplist header")?;
-        if total != blob.len() {
-            return Err(r.malformed(
-                "ziplist header",
-                format!("declares {total} bytes but the blob holds {}", blob.len()),
-            ));
-        }
-        let entries = match blob.split_last() {
-            Some((&END, body)) if body.len() >= HEADER => &body[HEADER..],
-            _ => return Err(r.malformed("ziplist header", "missing 0xFF terminator")),
-        };
+        let (entries, declared_len) = compact_entries(blob, origin, HEADER, "ziplist header")?;
         Ok(Ziplist {
-            entries: Bytes::new(entries, origin.saturating_add(HEADER as u64)),
-            declared_len: (count != u16::MAX).then_some(count),
+            entries,
+            declared_len,
         })
     }
 
@@ -49,9 +35,8 @@ pub struct ZiplistIter<'a> {
 }
 
 impl<'a> ZiplistIter<'a> {
-    fn read_entry(&mut self) -> Result<Element<'a>> {
+    fn read_entry(r: &mut Bytes<'a>) -> Result<Element<'a>> {
         const READING: &str = "ziplist entry";
-        let r = &mut self.r;
         if r.read_u8(READING)? == 0xfe {
             r.skip(4, READING)?;
         }
@@ -86,14 +71,7 @@ impl<'a> Iterator for ZiplistIter<'a> {
     type Item = Result<Element<'a>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.r.is_empty() {
-            return None;
-        }
-        let item = self.read_entry();
-        if item.is_err() {
-            self.r = Bytes::new(&[], self.r.offset());
-        }
-        Some(item)
+        self.r.next_entry(Self::read_entry)
     }
 }
 
@@ -114,7 +92,7 @@ mod tests {
         zl.extend_from_slice(&0u32.to_le_bytes());
         zl.extend_from_slice(&4u16.to_le_bytes());
         zl.extend_from_slice(body);
-        zl.push(END);
+        zl.push(0xff);
         let parsed = Ziplist::parse(&zl, 0).unwrap();
         let got: Vec<_> = parsed.iter().map(|e| e.unwrap()).collect();
         assert_eq!(

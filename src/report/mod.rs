@@ -11,7 +11,7 @@
 //! (terminal tables); hostile key text is neutralised with [`crate::text::escape`].
 //!
 //! Layer: outputs. May import the layers below (decode `rdb`, `text`, the `model`, the `pass`,
-//! the aggregates: `analyze`, `lint`), never `runs`, `commands` or `flags`. Inside, the shared modules
+//! the aggregates: `aggregates`, `lint`), never `runs`, `commands` or `flags`. Inside, the shared modules
 //! import no report; a report imports the shared modules and only the reports before it in
 //! this order: `info`, `lint`, `keys`, `run`, `diff`, `page`.
 

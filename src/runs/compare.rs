@@ -6,17 +6,16 @@
 //! by hash join.
 
 use super::files::write_whole;
-use super::read::{analyse_dumps, read_summary, run_summary, DumpSettings, KeyFold, RunInput};
-use crate::analyze::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes};
-use crate::analyze::top::TopKey;
-use crate::analyze::Aggregates;
+use super::read::{analyse_dumps, read_summary, run_summary, DumpSettings, RunInput};
+use crate::aggregates::key_join::{shared, BigKeys, KeyLookup, KeyName, TtlKeyHashes};
+use crate::aggregates::top::TopKey;
+use crate::aggregates::Aggregates;
 use crate::lint::LintReport;
 use crate::model::key_stats::KeyStats;
 use crate::pass::analysis::{self, Analysis};
-use crate::pass::fold::Aggregator;
+use crate::pass::fold::{OrderedFold, TotalsAnd};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::Progress;
-use crate::pass::totals::Totals;
 use crate::report::diff::compare::{compare, Diff, DiffOptions, ExactKeys, Side};
 use crate::report::diff::tables as diff_tables;
 use crate::report::run::summary::{SummaryJson, TopKeyJson};
@@ -62,7 +61,7 @@ impl DiffKeys {
     }
 }
 
-impl KeyFold for DiffKeys {
+impl OrderedFold for DiffKeys {
     fn like(&self) -> Self {
         DiffKeys {
             big: self.big.like(),
@@ -184,41 +183,14 @@ fn load_side(
     }
 }
 
-/// The lookup pass: keys and totals.
-struct Found {
-    totals: Totals,
-    lookup: KeyLookup,
-}
-
-impl Aggregator for Found {
-    /// The keys found, in file order.
-    type InOrder = KeyLookup;
-
-    fn in_order(&self) -> KeyLookup {
-        self.lookup.like()
+/// The lookup pass's keys.
+impl OrderedFold for KeyLookup {
+    fn like(&self) -> Self {
+        KeyLookup::like(self)
     }
 
     fn add(&mut self, k: &KeyStats<'_>) {
-        self.totals.add(k);
-    }
-
-    fn add_in_order(lookup: &mut KeyLookup, k: &KeyStats<'_>) {
-        lookup.add(k);
-    }
-
-    fn merge_in_order(&mut self, lookup: KeyLookup) {
-        self.lookup += lookup;
-    }
-
-    fn totals(&self) -> &Totals {
-        &self.totals
-    }
-}
-
-impl AddAssign for Found {
-    fn add_assign(&mut self, o: Found) {
-        self.totals += o.totals;
-        self.lookup += o.lookup;
+        KeyLookup::add(self, k);
     }
 }
 
@@ -261,11 +233,10 @@ fn look_up(
     }
     let wanted = Arc::new(wanted);
     let quiet = Progress::new(crate::pass::progress::ProgressMode::Never, 0);
-    let a = analysis::analyze(dumps, &options, &quiet, |s| Found {
-        totals: Totals::default(),
-        lookup: KeyLookup::new(wanted.clone(), s.file),
+    let a = analysis::analyze(dumps, &options, &quiet, |s| {
+        TotalsAnd::new(KeyLookup::new(wanted.clone(), s.file))
     })?;
-    Ok(a.merged.lookup.into_found())
+    Ok(a.merged.fold.into_found())
 }
 
 fn name_of(k: &TopKey) -> KeyName {

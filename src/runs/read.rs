@@ -2,11 +2,11 @@
 //! now, a `report --out-dir` directory, or its summary.json — and the run as a
 //! [`SummaryJson`], so runs of either kind compare the same way.
 
-use crate::analyze::{AggregateConfig, Aggregates};
+use crate::aggregates::{AggregateConfig, Aggregates};
 use crate::lint::{self, LintConfig, LintReport, Linted, Thresholds};
 use crate::model::key_stats::KeyStats;
 use crate::pass::analysis::{self, Analysis};
-use crate::pass::fold::{Aggregator, Source};
+use crate::pass::fold::{Aggregator, OrderedFold, Source};
 use crate::pass::pipeline::Options;
 use crate::pass::progress::Progress;
 use crate::pass::totals::Totals;
@@ -115,18 +115,10 @@ pub fn summary_with_lint(
     s
 }
 
-/// What a command folds keys into beside the report's aggregates, in the same pass, in
-/// file order (so its merge need not be order-free).
-pub trait KeyFold: AddAssign + Send + Sized {
-    /// Empty, with the same settings: what a chunk of the file fills.
-    fn like(&self) -> Self;
-    fn add(&mut self, key: &KeyStats<'_>);
-}
-
 /// Nothing beside the report's aggregates.
 pub struct NoExtra;
 
-impl KeyFold for NoExtra {
+impl OrderedFold for NoExtra {
     fn like(&self) -> Self {
         NoExtra
     }
@@ -140,7 +132,7 @@ impl AddAssign for NoExtra {
 
 /// Dumps analysed with lint, not yet evaluated (the per-key `rows` written in the same pass
 /// when given), and `extra` fed the same keys.
-pub fn analyse_linted<E: KeyFold>(
+pub fn analyse_linted<E: OrderedFold>(
     dumps: &[PathBuf],
     settings: &DumpSettings<'_>,
     rows: Option<&mut RowSinks<'_, '_>>,
@@ -179,7 +171,7 @@ pub fn run_summary(
 
 /// Dumps analysed with lint into the summary a report would write (every held row of the
 /// group tables), whether some dump failed, and `extra` fed the same keys.
-pub fn analyse_dumps<E: KeyFold>(
+pub fn analyse_dumps<E: OrderedFold>(
     dumps: &[PathBuf],
     settings: &DumpSettings<'_>,
     extra: impl Fn(Source) -> E + Sync,
@@ -196,7 +188,7 @@ struct WithExtra<E> {
     extra: E,
 }
 
-impl<E: KeyFold> Aggregator for WithExtra<E> {
+impl<E: OrderedFold> Aggregator for WithExtra<E> {
     /// `extra` takes keys in file order.
     type InOrder = (<Linted as Aggregator>::InOrder, E);
 
@@ -229,7 +221,7 @@ impl<E: KeyFold> Aggregator for WithExtra<E> {
     }
 }
 
-impl<E: KeyFold> AddAssign for WithExtra<E> {
+impl<E: OrderedFold> AddAssign for WithExtra<E> {
     fn add_assign(&mut self, o: Self) {
         self.linted += o.linted;
         self.extra += o.extra;

@@ -5,9 +5,9 @@
 use super::compare::{write_files, Baseline};
 use super::files::write_whole;
 use super::read::summary_with_lint;
-use crate::analyze::groups::SortBy;
-use crate::analyze::top::Metric;
-use crate::analyze::Aggregates;
+use crate::aggregates::groups::SortBy;
+use crate::aggregates::top::Metric;
+use crate::aggregates::Aggregates;
 use crate::lint::{self, LintReport, Linted};
 use crate::pass::analysis::Analysis;
 use crate::rdb::RedisType;

@@ -5,7 +5,7 @@
 //! The rows of a chunk are gathered column by column ([`KeyColumns`]) on the pool worker
 //! that analysed the keys; the writers encode them on the ordered side.
 //!
-//! The columns are `file` and then those of `analyze::key_columns`, each value type
+//! The columns are `file` and then those of `aggregates::key_columns`, each value type
 //! mapped to its Arrow builder and fields by [`ArrowCell`] (the key gives two: its
 //! escaped text and `key_bytes`). Every number is a signed integer (Int64, or Int32 for
 //! `lfu_freq` and `slot`): Spark, Trino and Hive have no unsigned types, and read
@@ -13,7 +13,7 @@
 //! values never reach 2^63 in a dump a server wrote; one above (an LRU idle time in a
 //! damaged or hand-made dump) is written as `i64::MAX`.
 
-use crate::analyze::key_columns::{key_columns, Key, Label, TypeName};
+use crate::aggregates::key_columns::{key_columns, Key, Label, TypeName};
 use crate::model::key_stats::KeyStats;
 use crate::text::escape::{escape_key, neutralize_formula};
 use arrow_array::builder::{BinaryBuilder, Int32Builder, Int64Builder, StringBuilder};

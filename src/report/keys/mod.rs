@@ -4,11 +4,11 @@
 //! column file and [`arrow`] as an Arrow IPC stream; [`sinks`] sends a run's rows to the
 //! formats asked for in file order.
 //!
-//! The columns, their names and order come from `analyze::key_columns`: each writer
+//! The columns, their names and order come from `aggregates::key_columns`: each writer
 //! expands that list into its per-row code, and says how it writes each value type.
 //!
 //! May import: the shared modules of `report` (escaping, human units), the pass's per-key
-//! statistics (`analyze::KeyStats`, `analyze::key_columns`) and decode's types; no other
+//! statistics (`model::key_stats::KeyStats`, `aggregates::key_columns`) and decode's types; no other
 //! report.
 
 pub mod arrow;

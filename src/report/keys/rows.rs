@@ -6,7 +6,7 @@
 //! is the only CSV rule left to apply.
 
 use super::decimal::{push_decimal, Decimal};
-use crate::analyze::key_columns::{key_columns, Key, Label, TypeName, COLUMNS};
+use crate::aggregates::key_columns::{key_columns, Key, Label, TypeName, COLUMNS};
 use crate::model::key_stats::KeyStats;
 use crate::rdb::RedisType;
 use crate::report::human::iso_utc;

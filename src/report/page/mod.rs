@@ -26,6 +26,7 @@ mod ttl;
 use super::diff::compare::Diff;
 use super::human::bytes as human_bytes;
 use super::run::summary::{CountsJson, ModelJson, SummaryJson};
+use crate::aggregates::figure::percent_of;
 use std::borrow::Cow;
 use std::fmt::Write;
 
@@ -201,11 +202,7 @@ pub fn render(s: &SummaryJson, baseline: Option<&Diff>) -> String {
 }
 
 fn share(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
-    }
+    percent_of(part as f64, whole).unwrap_or(0.0)
 }
 
 /// Under a table of `rows` rows cut to [`TABLE_ROWS`]: how many it shows, and where the rest
@@ -354,27 +351,26 @@ fn bars(out: &mut String, id: &str, rows: &[(String, u64, u64)], whole: u64) {
     out.push_str("</svg>\n");
 }
 
+/// One bar per item: its label, keys and memory.
+fn bar_rows<T>(items: &[T], of: impl Fn(&T) -> (String, &CountsJson)) -> Vec<(String, u64, u64)> {
+    items
+        .iter()
+        .map(|item| {
+            let (label, counts) = of(item);
+            (label, counts.keys, counts.memory_bytes)
+        })
+        .collect()
+}
+
 fn by_type(out: &mut String, s: &SummaryJson) {
     let whole = s.totals.memory_bytes;
     open_section(out, "types", "Memory by type and encoding");
-    let rows: Vec<_> = s
-        .by_type
-        .iter()
-        .map(|t| (t.type_name.clone(), t.counts.keys, t.counts.memory_bytes))
-        .collect();
+    let rows = bar_rows(&s.by_type, |t| (t.type_name.clone(), &t.counts));
     bars(out, "by-type", &rows, whole);
     out.push_str("<h3>By encoding</h3>");
-    let rows: Vec<_> = s
-        .by_encoding
-        .iter()
-        .map(|e| {
-            (
-                format!("{} {}", e.type_name, e.encoding),
-                e.counts.keys,
-                e.counts.memory_bytes,
-            )
-        })
-        .collect();
+    let rows = bar_rows(&s.by_encoding, |e| {
+        (format!("{} {}", e.type_name, e.encoding), &e.counts)
+    });
     bars(out, "by-encoding", &rows, whole);
     out.push_str("<table><tr><th>type</th><th>encoding</th>");
     counts_header(out);
@@ -396,14 +392,10 @@ fn by_type(out: &mut String, s: &SummaryJson) {
 fn files(out: &mut String, s: &SummaryJson) {
     let whole = s.totals.memory_bytes;
     open_section(out, "files", "Per file (shard)");
-    let rows: Vec<_> = s
-        .files
-        .iter()
-        .map(|f| {
-            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
-            (name, f.totals.keys, f.totals.memory_bytes)
-        })
-        .collect();
+    let rows = bar_rows(&s.files, |f| {
+        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+        (name.to_string(), &f.totals)
+    });
     bars(out, "by-file", &rows, whole);
     out.push_str(
         "<table id=\"files\"><tr><th>file</th><th class=\"n\">keys</th><th class=\"n\">memory</th>\

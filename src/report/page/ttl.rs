@@ -2,7 +2,7 @@
 //! TTL classes, the prefixes holding the most memory without a TTL, and the expiry storms.
 
 use super::{clip, escape_html, name_html, open_section, share, SummaryJson};
-use crate::analyze::ttl::TtlBucket;
+use crate::aggregates::ttl::TtlBucket;
 use crate::report::human::{bytes as human_bytes, utc_seconds};
 use crate::text::words::plural;
 use std::fmt::Write;

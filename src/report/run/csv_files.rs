@@ -2,12 +2,12 @@
 //! Every row the aggregates hold is written (tables show the first few); names go through
 //! the same escaping as keys, and cells a spreadsheet would run are neutralised.
 
-use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
-use crate::analyze::key_columns::top_key_columns;
-use crate::analyze::prefixes::Prefixes;
-use crate::analyze::slots::Slots;
-use crate::analyze::top::TopN;
-use crate::pass::analysis::FileSummary;
+use crate::aggregates::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
+use crate::aggregates::key_columns::top_key_columns;
+use crate::aggregates::prefixes::Prefixes;
+use crate::aggregates::slots::Slots;
+use crate::aggregates::top::TopN;
+use crate::pass::analysis::FileOutcome;
 use crate::rdb::RedisType;
 use crate::text::escape::{escape_key, neutralize_formula};
 use std::io::{self, Write};
@@ -105,7 +105,7 @@ fn top_header() -> Vec<&'static str> {
 pub fn write_top<'a>(
     out: impl Write,
     rankings: impl IntoIterator<Item = (String, &'a TopN)>,
-    files: &[FileSummary],
+    files: &[FileOutcome],
 ) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(top_header())?;

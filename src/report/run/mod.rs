@@ -4,7 +4,7 @@
 //! and [`notes`], the caveats all of them state.
 //!
 //! May import: the shared modules of `report`, the `info` report (a dump's allocator as
-//! summary.json shows it), the pass (`pass::analysis`, `pass::scan`) and the aggregates (`analyze`,
+//! summary.json shows it), the pass (`pass::analysis`, `pass::scan`) and the aggregates (`aggregates`,
 //! `lint`); not `diff` or `page`, which read it.
 
 pub mod csv_files;

@@ -2,14 +2,14 @@
 //! failed checksums, tables that hit their cap, TTLs measured without `ctime`. Tables and
 //! `summary.json` print the same sentences.
 
-use crate::analyze::groups::GroupTable;
-use crate::pass::analysis::FileSummary;
+use crate::aggregates::groups::GroupTable;
+use crate::pass::analysis::FileOutcome;
 use crate::text::escape::escape_key;
 use crate::text::words::plural;
 
 /// The line a table output starts with when the run covers only part of its dumps: those
 /// that could not be opened first, then the damaged ones, each with why.
-pub fn partial_banner(files: &[FileSummary]) -> Option<String> {
+pub fn partial_banner(files: &[FileOutcome]) -> Option<String> {
     let mut missing: Vec<String> = Vec::new();
     let mut damaged: Vec<String> = Vec::new();
     for f in files {
@@ -35,7 +35,7 @@ pub fn partial_banner(files: &[FileSummary]) -> Option<String> {
 }
 
 /// Notes about the dumps themselves.
-pub fn file_notes(files: &[FileSummary]) -> Vec<String> {
+pub fn file_notes(files: &[FileOutcome]) -> Vec<String> {
     let mut notes = Vec::new();
     for f in files {
         let name = escape_key(f.name.as_bytes());

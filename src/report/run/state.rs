@@ -5,11 +5,11 @@
 //! per heavy-hitter table, the top-N candidates, the worst findings up to the cap; no
 //! per-key data), and written on one line inside the indented document.
 
-use crate::analyze::prefixes::MAX_DEPTH;
-use crate::analyze::{AggregateConfig, Aggregates};
+use crate::aggregates::prefixes::MAX_DEPTH;
+use crate::aggregates::{AggregateConfig, Aggregates};
 use crate::lint::keys::{KeyRules, KeyRulesState};
 use crate::lint::{LintConfig, Linted};
-use crate::pass::analysis::{Analysis, FileSummary};
+use crate::pass::analysis::{Analysis, FileOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -100,7 +100,7 @@ pub fn write(settings: &RunSettings, a: &Analysis<Linted>) -> serde_json::Result
     #[derive(Serialize)]
     struct Written<'a> {
         settings: &'a RunSettings,
-        files: &'a [FileSummary],
+        files: &'a [FileOutcome],
         aggregates: &'a Aggregates,
         lint: &'a KeyRules,
     }
@@ -117,7 +117,7 @@ pub fn write(settings: &RunSettings, a: &Analysis<Linted>) -> serde_json::Result
 #[derive(Deserialize)]
 pub struct RunState {
     pub settings: RunSettings,
-    pub files: Vec<FileSummary>,
+    pub files: Vec<FileOutcome>,
     aggregates: Aggregates,
     lint: KeyRulesState,
 }

@@ -4,15 +4,15 @@
 //! a field, or changes its meaning, bumps [`SCHEMA_VERSION`]. Adding a field does not.
 
 use super::notes::{cap_note, file_notes, under_note};
-use crate::analyze::distribution::Histogram;
-use crate::analyze::encodings::split_name;
-use crate::analyze::groups::{ErrorBound, GroupRow, GroupStats, GroupTable, SortBy};
-use crate::analyze::prefixes::Prefixes;
-use crate::analyze::top::{Metric, TopKey, TopN};
-use crate::analyze::{AggregateConfig, Aggregates};
+use crate::aggregates::distribution::Histogram;
+use crate::aggregates::encodings::split_name;
+use crate::aggregates::groups::{ErrorBound, GroupRow, GroupStats, GroupTable, SortBy};
+use crate::aggregates::prefixes::Prefixes;
+use crate::aggregates::top::{Metric, TopKey, TopN};
+use crate::aggregates::{AggregateConfig, Aggregates};
 use crate::model::encoding::Encoding;
 use crate::model::server::EncodingLimits;
-use crate::pass::analysis::{Analysis, FileSummary};
+use crate::pass::analysis::{Analysis, FileOutcome};
 use crate::pass::scan::ChecksumVerdict;
 use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
@@ -338,18 +338,6 @@ pub struct GroupTableJson {
     pub unlisted_memory_bytes: Option<u64>,
 }
 
-/// What a heavy-hitter table's name it does not list may hold: the bounds of
-/// [`GroupTableJson`] and [`PatternEncodingsJson`].
-#[derive(Clone, Copy, Debug)]
-pub struct TableBounds {
-    pub capped: bool,
-    pub distinct_kept: usize,
-    pub absent_max_keys: u64,
-    pub absent_max_memory_bytes: u64,
-    pub unlisted_keys: Option<u64>,
-    pub unlisted_memory_bytes: Option<u64>,
-}
-
 /// Keys and memory of the held names of `rows` beyond the first `listed`.
 fn unlisted(rows: &[GroupRow<'_>], listed: usize) -> (u64, u64) {
     rows.iter().skip(listed).fold((0, 0), |(k, m), r| {
@@ -386,17 +374,6 @@ impl GroupTableJson {
                 .then(|| GroupJson::new(b"(other)", table.other(), ErrorBound::default())),
             unlisted_keys: Some(unlisted_keys),
             unlisted_memory_bytes: Some(unlisted_memory_bytes),
-        }
-    }
-
-    pub fn bounds(&self) -> TableBounds {
-        TableBounds {
-            capped: self.capped,
-            distinct_kept: self.distinct_kept,
-            absent_max_keys: self.absent_max_keys,
-            absent_max_memory_bytes: self.absent_max_memory_bytes,
-            unlisted_keys: self.unlisted_keys,
-            unlisted_memory_bytes: self.unlisted_memory_bytes,
         }
     }
 }
@@ -462,17 +439,6 @@ impl PatternEncodingsJson {
                     }
                 })
                 .collect(),
-        }
-    }
-
-    pub fn bounds(&self) -> TableBounds {
-        TableBounds {
-            capped: self.capped,
-            distinct_kept: self.distinct_kept,
-            absent_max_keys: self.absent_max_keys,
-            absent_max_memory_bytes: self.absent_max_memory_bytes,
-            unlisted_keys: self.unlisted_keys,
-            unlisted_memory_bytes: self.unlisted_memory_bytes,
         }
     }
 }
@@ -543,7 +509,7 @@ pub struct TopKeyJson {
 }
 
 impl TopKeyJson {
-    pub fn new(k: &TopKey, files: &[FileSummary]) -> Self {
+    pub fn new(k: &TopKey, files: &[FileOutcome]) -> Self {
         let (key, key_base64) = text_and_base64(&k.key);
         let key = key.into_owned();
         TopKeyJson {
@@ -567,7 +533,7 @@ impl TopKeyJson {
     }
 
     /// A key of a ranking by `metric`: idle and frequency rankings carry the key's value.
-    pub fn ranked(k: &TopKey, files: &[FileSummary], metric: Metric) -> Self {
+    pub fn ranked(k: &TopKey, files: &[FileOutcome], metric: Metric) -> Self {
         let mut row = TopKeyJson::new(k, files);
         match metric {
             Metric::Idle => row.idle_seconds = Some(k.value),
@@ -664,7 +630,7 @@ fn checksum_name(v: &ChecksumVerdict) -> &'static str {
     }
 }
 
-fn model_json(f: &FileSummary) -> Option<ModelJson> {
+fn model_json(f: &FileOutcome) -> Option<ModelJson> {
     let allocator = f.allocator.as_ref()?;
     Some(ModelJson {
         allocator: allocator.into(),
@@ -690,7 +656,7 @@ fn model_json(f: &FileSummary) -> Option<ModelJson> {
     })
 }
 
-pub fn file_json(f: &FileSummary) -> FileJson {
+pub fn file_json(f: &FileOutcome) -> FileJson {
     FileJson {
         path: f.name.clone(),
         magic: f.magic.clone(),
@@ -709,7 +675,7 @@ pub fn file_json(f: &FileSummary) -> FileJson {
     }
 }
 
-fn top_json(t: &TopN, files: &[FileSummary]) -> Vec<TopKeyJson> {
+fn top_json(t: &TopN, files: &[FileOutcome]) -> Vec<TopKeyJson> {
     t.sorted()
         .into_iter()
         .map(|k| TopKeyJson::new(k, files))
@@ -890,11 +856,11 @@ pub struct Head {
 }
 
 impl Head {
-    pub fn new(files: &[FileSummary]) -> Self {
+    pub fn new(files: &[FileOutcome]) -> Self {
         Head {
             schema_version: SCHEMA_VERSION,
             generator: format!("rdbscope {}", env!("CARGO_PKG_VERSION")),
-            partial: files.iter().any(FileSummary::partial),
+            partial: files.iter().any(FileOutcome::partial),
         }
     }
 }
@@ -952,7 +918,7 @@ impl TopJson {
     pub fn new(
         top: &TopN,
         n: usize,
-        files: &[FileSummary],
+        files: &[FileOutcome],
         totals: Counts,
         filtered: bool,
         notes: Vec<String>,
@@ -996,7 +962,7 @@ pub fn sort_name(by: SortBy) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::key_columns::top_key_columns;
+    use crate::aggregates::key_columns::top_key_columns;
     use crate::model::key_stats::KeyStats;
 
     /// A top-key record holds the dump's name and then the key columns it keeps, under

@@ -3,12 +3,13 @@
 //! `report --out-dir` writes them whole.
 
 use super::summary::notes;
-use crate::analyze::distribution::Histogram;
-use crate::analyze::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
-use crate::analyze::prefixes::Prefixes;
-use crate::analyze::top::{Metric, TopN};
-use crate::analyze::Aggregates;
-use crate::pass::analysis::{Analysis, FileSummary};
+use crate::aggregates::distribution::Histogram;
+use crate::aggregates::figure::percent_of;
+use crate::aggregates::groups::{ErrorBound, GroupStats, GroupTable, SortBy};
+use crate::aggregates::prefixes::Prefixes;
+use crate::aggregates::top::{Metric, TopN};
+use crate::aggregates::Aggregates;
+use crate::pass::analysis::{Analysis, FileOutcome};
 use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
 use crate::report::human::{bytes, iso_utc, utc_seconds};
@@ -76,7 +77,7 @@ fn sort_counts<T>(rows: &mut [T], by: SortBy, counts: impl Fn(&T) -> &Counts) {
 }
 
 /// One row per dump: what it is, what it holds, whether it was read whole.
-pub fn files_table(files: &[FileSummary]) -> TextTable {
+pub fn files_table(files: &[FileOutcome]) -> TextTable {
     let mut t = table(
         &[
             "file", "magic", "server", "ctime", "keys", "in file", "memory", "with TTL", "status",
@@ -114,10 +115,9 @@ pub fn files_table(files: &[FileSummary]) -> TextTable {
 
 /// `part` as a percentage of `whole`, one decimal; empty when `whole` is 0.
 pub fn share(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return String::new();
-    }
-    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+    percent_of(part as f64, whole)
+        .map(|p| format!("{p:.1}%"))
+        .unwrap_or_default()
 }
 
 /// How many rows a list shows and in what order.
@@ -307,7 +307,7 @@ pub fn prefix_sections(out: &mut String, p: &Prefixes, view: View, whole: Whole)
 
 /// The `rows` first keys of `top`, each with its share of `whole` (every key analysed),
 /// then a row adding up the keys not shown, so the rows add up to `whole`.
-pub fn top_table(top: &TopN, files: &[FileSummary], rows: usize, whole: Whole) -> TextTable {
+pub fn top_table(top: &TopN, files: &[FileOutcome], rows: usize, whole: Whole) -> TextTable {
     let several = files.len() > 1;
     let mut header = vec!["#"];
     if several {
@@ -393,7 +393,7 @@ fn histogram_row(first: &str, metric: &str, h: &Histogram, fmt: fn(u64) -> Strin
 }
 
 /// Per-file rows when there are several dumps, and what went wrong with any.
-pub fn files_section(out: &mut String, files: &[FileSummary]) {
+pub fn files_section(out: &mut String, files: &[FileOutcome]) {
     section(
         out,
         if files.len() > 1 {
@@ -407,7 +407,7 @@ pub fn files_section(out: &mut String, files: &[FileSummary]) {
 
 /// What the TTL classes are measured from: the `ctime` a dump records, else the time of
 /// the analysis.
-fn ttl_title(files: &[FileSummary]) -> String {
+fn ttl_title(files: &[FileOutcome]) -> String {
     let with_ctime = files.iter().filter(|f| f.ctime.is_some()).count();
     let from = match (with_ctime, files.len()) {
         (1, 1) => "the dump's ctime",
@@ -420,7 +420,7 @@ fn ttl_title(files: &[FileSummary]) -> String {
 }
 
 /// Under the totals: the allocator each dump's memory was modelled with, and why.
-fn allocator_lines(out: &mut String, files: &[FileSummary]) {
+fn allocator_lines(out: &mut String, files: &[FileOutcome]) {
     let chosen: Vec<_> = files
         .iter()
         .filter_map(|f| f.allocator.as_ref().map(|a| (f, a)))
@@ -492,7 +492,7 @@ pub fn report(
     let mut t = table(&["expires", "keys", "memory", "memory freed by then"], 1);
     let mut freed = 0;
     for (bucket, tally) in m.ttl.buckets() {
-        let cumulative = if bucket == crate::analyze::ttl::TtlBucket::NoTtl {
+        let cumulative = if bucket == crate::aggregates::ttl::TtlBucket::NoTtl {
             String::new()
         } else {
             freed += tally.memory_bytes;

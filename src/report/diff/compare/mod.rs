@@ -14,11 +14,12 @@ mod changes;
 
 pub use changes::*;
 
+use crate::aggregates::figure::percent_of;
 use crate::model::encoding::Encoding;
 use crate::report::lint::{FindingJson, LintJson, SeverityName};
 use crate::report::run::summary::{
-    CountsJson, FileJson, GroupJson, GroupTableJson, PatternEncodingsJson, SummaryJson,
-    TableBounds, TopKeyJson,
+    CountsJson, FileJson, GroupJson, GroupTableJson, PatternEncodingJson, PatternEncodingsJson,
+    SummaryJson, TopKeyJson,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,12 +47,13 @@ fn counts_change(old: Option<&CountsJson>, new: Option<&CountsJson>) -> CountsCh
 /// What a side may hold for a name its table does not list: nothing when the table lists
 /// every name it ever saw; else up to what a name out of the table may hold, plus, when
 /// the listed rows were cut short, what an unlisted held name may hold.
-fn unlisted_range(bounds: &TableBounds, listed: usize, last_memory: Option<u64>) -> (Range, Range) {
-    let cut_short = bounds.distinct_kept > listed;
-    let (mut keys, mut memory) = (bounds.absent_max_keys, bounds.absent_max_memory_bytes);
+fn unlisted_range(t: &GroupTableJson) -> (Range, Range) {
+    let cut_short = t.distinct_kept > t.rows.len();
+    let (mut keys, mut memory) = (t.absent_max_keys, t.absent_max_memory_bytes);
     if cut_short {
-        keys = keys.saturating_add(bounds.unlisted_keys.unwrap_or(u64::MAX));
-        let held = match (bounds.unlisted_memory_bytes, last_memory) {
+        keys = keys.saturating_add(t.unlisted_keys.unwrap_or(u64::MAX));
+        let last_memory = t.rows.last().map(|r| r.memory_bytes);
+        let held = match (t.unlisted_memory_bytes, last_memory) {
             (Some(u), Some(l)) => u.min(l),
             (Some(u), None) => u,
             (None, Some(l)) => l,
@@ -90,14 +92,7 @@ fn group_changes(
     options: &DiffOptions,
     alerts: Option<&mut Vec<Alert>>,
 ) -> GroupTableChange {
-    let absent = |t: &GroupTableJson| {
-        unlisted_range(
-            &t.bounds(),
-            t.rows.len(),
-            t.rows.last().map(|r| r.memory_bytes),
-        )
-    };
-    let (old_absent, new_absent) = (absent(old), absent(new));
+    let (old_absent, new_absent) = (unlisted_range(old), unlisted_range(new));
     let mut out = GroupTableChange {
         depth,
         ..GroupTableChange::default()
@@ -212,11 +207,7 @@ fn group_changes(
 }
 
 fn pct(change: i64, of: u64) -> f64 {
-    if of == 0 {
-        f64::INFINITY
-    } else {
-        change as f64 * 100.0 / of as f64
-    }
+    percent_of(change as f64, of).unwrap_or(f64::INFINITY)
 }
 
 type KeyId = (u64, String);
@@ -502,13 +493,9 @@ fn crossings(
         (r.pattern.clone(), r.type_name.clone(), r.encoding.clone())
     });
     for ((pattern, type_name, encoding), o, n) in rows {
-        let keys =
-            |r: Option<&crate::report::run::summary::PatternEncodingJson>| r.map_or(0, |r| r.keys);
-        let mem = |r: Option<&crate::report::run::summary::PatternEncodingJson>| {
-            r.map_or(0, |r| r.memory_bytes)
-        };
-        let exact_row = |r: Option<&crate::report::run::summary::PatternEncodingJson>,
-                         t: &PatternEncodingsJson| match r {
+        let keys = |r: Option<&PatternEncodingJson>| r.map_or(0, |r| r.keys);
+        let mem = |r: Option<&PatternEncodingJson>| r.map_or(0, |r| r.memory_bytes);
+        let exact_row = |r: Option<&PatternEncodingJson>, t: &PatternEncodingsJson| match r {
             Some(r) => r.error_keys == 0,
             None => !t.capped && t.distinct_kept <= t.rows.len(),
         };

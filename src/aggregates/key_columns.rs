@@ -23,15 +23,15 @@ macro_rules! key_columns {
     ($each:ident) => {
         $each! {
             db "db": u64 = "the database number", |k| k.db;
-            key "key": $crate::analyze::key_columns::Key<'static> =
-                "the key, escaped (see Escaping)", |k| $crate::analyze::key_columns::Key(&k.key);
-            redis_type "type": $crate::analyze::key_columns::TypeName<'static> =
+            key "key": $crate::aggregates::key_columns::Key<'static> =
+                "the key, escaped (see Escaping)", |k| $crate::aggregates::key_columns::Key(&k.key);
+            redis_type "type": $crate::aggregates::key_columns::TypeName<'static> =
                 "what `TYPE` returns (a module's own type name for module values)",
-                |k| $crate::analyze::key_columns::TypeName(k);
-            encoding "encoding": $crate::analyze::key_columns::Label =
+                |k| $crate::aggregates::key_columns::TypeName(k);
+            encoding "encoding": $crate::aggregates::key_columns::Label =
                 "what `OBJECT ENCODING` returns after that server version loads the dump with \
                 default thresholds (from the `redis-ver` aux field; `--redis-version` overrides)",
-                |k| $crate::analyze::key_columns::Label(k.encoding.name());
+                |k| $crate::aggregates::key_columns::Label(k.encoding.name());
             elements "elements": Option<u64> =
                 "a collection's elements: `LLEN`/`SCARD`/`ZCARD`/`HLEN`/`XLEN`; 0 for a string, which holds \
                 no elements (its length is in `largest_element_bytes`; `keys --compat rdbtools` \

@@ -11,7 +11,6 @@
     clippy::cast_sign_loss
 )]
 
-pub mod aggregates;
 pub mod distribution;
 pub mod encodings;
 pub mod figure;
@@ -21,9 +20,10 @@ pub mod key_columns;
 pub mod key_join;
 pub mod patterns;
 pub mod prefixes;
+pub mod report;
 pub mod slots;
 pub mod state_fields;
 pub mod top;
 pub mod ttl;
 
-pub use aggregates::{AggregateConfig, Aggregates};
+pub use report::{AggregateConfig, Aggregates};

@@ -66,8 +66,8 @@ impl<'de> Deserialize<'de> for GroupStats {
 #[derive(Serialize, Deserialize)]
 struct EntryState<'a>(
     #[serde(
-        serialize_with = "crate::analyze::state_fields::bytes::serialize",
-        deserialize_with = "crate::analyze::state_fields::bytes::deserialize"
+        serialize_with = "crate::aggregates::state_fields::bytes::serialize",
+        deserialize_with = "crate::aggregates::state_fields::bytes::deserialize"
     )]
     std::borrow::Cow<'a, [u8]>,
     GroupStats,

@@ -199,28 +199,44 @@ mod tests {
         t
     }
 
+    /// Every placement of the heavy names (first, last, interleaved) with three seeds: the
+    /// seed, the placement, the stream with `light` light names, and its truth.
+    #[allow(clippy::type_complexity)]
+    fn streams(
+        light: usize,
+    ) -> impl Iterator<
+        Item = (
+            u64,
+            u64,
+            Vec<(Vec<u8>, KeyStats<'static>)>,
+            BTreeMap<Vec<u8>, GroupStats>,
+        ),
+    > {
+        (0..3).flat_map(move |placement| {
+            (1..4).map(move |seed| {
+                let items = stream(seed, light, placement);
+                let truth = truth(&items);
+                (seed, placement, items, truth)
+            })
+        })
+    }
+
     #[test]
     fn heavy_names_first_last_and_interleaved_are_kept_within_bounds() {
-        for placement in 0..3 {
-            for seed in 1..4 {
-                let items = stream(seed, 5_000, placement);
-                let truth = truth(&items);
-                let table = fill(&items, 50);
-                assert!(table.overflowed());
-                check(&table, &truth);
-                for name in [&b"big:0"[..], b"big:1", b"big:2", b"many"] {
-                    assert!(table.rows().iter().any(|r| r.name == name), "{name:?}");
-                }
+        for (_, _, items, truth) in streams(5_000) {
+            let table = fill(&items, 50);
+            assert!(table.overflowed());
+            check(&table, &truth);
+            for name in [&b"big:0"[..], b"big:1", b"big:2", b"many"] {
+                assert!(table.rows().iter().any(|r| r.name == name), "{name:?}");
             }
         }
     }
 
     #[test]
     fn merges_keep_the_bounds_of_the_union() {
-        for placement in 0..3 {
-            for seed in 1..4 {
-                let items = stream(seed, 4_000, placement);
-                let truth = truth(&items);
+        for (seed, placement, items, truth) in streams(4_000) {
+            {
                 let single = fill(&items, 40);
                 // Two to five parts, cut at random places, merged in order and not.
                 let mut rng = Rng(seed * 7 + placement);

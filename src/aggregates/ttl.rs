@@ -303,13 +303,20 @@ mod tests {
         assert_eq!(TtlBucket::of(Some(30 * DAY_MS)), TtlBucket::OverMonth);
     }
 
+    /// `keys` keys of 10 bytes each.
+    fn tally(keys: u64) -> Tally {
+        Tally {
+            keys,
+            memory_bytes: keys.saturating_mul(10),
+        }
+    }
+
+    /// A minute of November 2023.
+    const BASE_MINUTE: i64 = 1_700_000_000_000 / MINUTE_MS;
+
     #[test]
     fn expiring_within_is_cumulative_to_the_minute() {
-        let t = |keys| Tally {
-            keys,
-            memory_bytes: 10 * keys,
-        };
-        let base = 1_700_000_000_000 / MINUTE_MS;
+        let (t, base) = (tally, BASE_MINUTE);
         let mut a = Ttl::new(base * MINUTE_MS);
         a.buckets[TtlBucket::Expired as usize] = t(1);
         a.add_minute(base, &t(2));
@@ -324,11 +331,7 @@ mod tests {
 
     #[test]
     fn windows_of_different_dumps_merge() {
-        let t = |keys| Tally {
-            keys,
-            memory_bytes: 10 * keys,
-        };
-        let base = 1_700_000_000_000 / MINUTE_MS;
+        let (t, base) = (tally, BASE_MINUTE);
         let mut a = Ttl::new(base * MINUTE_MS);
         a.add_minute(base + 5, &t(2));
         a.add_minute(base + 43_200, &t(1));

@@ -16,6 +16,14 @@ pub fn percent(part: u64, whole: u64) -> u64 {
     u64::try_from(share.unwrap_or(0)).unwrap_or(u64::MAX)
 }
 
+/// `part` as a percentage of `whole`, as a float (`part` may be a signed change); `None`
+/// of nothing.
+pub fn percent_of(part: f64, whole: u64) -> Option<f64> {
+    #[allow(clippy::cast_precision_loss)] // A percentage for people: 53 bits are plenty.
+    let whole = whole as f64;
+    (whole != 0.0).then(|| part * 100.0 / whole)
+}
+
 /// The smallest count at least `x`: 0 for negative or NaN, `u64::MAX` beyond it.
 #[inline]
 #[allow(clippy::cast_sign_loss)] // Float-to-integer `as` saturates, and negatives are 0.
