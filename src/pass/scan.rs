@@ -246,7 +246,7 @@ impl<'data> DumpScan<'data> {
     }
 
     /// Counts the key just pushed onto `batch`.
-    #[inline]
+    #[inline(always)]
     fn count_key(&mut self, batch: &[KeyRecord<'data>]) {
         let Some(k) = batch.last() else {
             return;
