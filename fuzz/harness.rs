@@ -9,7 +9,7 @@ use rdbscope::flags::Flags;
 use rdbscope::model::facts::MemoryFacts;
 use rdbscope::rdb::bytes::Bytes;
 use rdbscope::rdb::value::skip_value;
-use rdbscope::rdb::{lzf, Flavor, Record, Scanner, Scratch, ValueSummary, ValueType};
+use rdbscope::rdb::{lzf, Flavor, Record, Scanner, Scratch, ValueFacts, ValueType};
 use std::io;
 use std::path::Path;
 
@@ -108,7 +108,7 @@ pub fn decoders(data: &[u8]) {
     // Without the scanner there is no template: types 30 and 32 fail alike in both walks.
     let skip = skip_value(vt, None, &mut skipped, &mut Scratch::default());
     let mut summarised = Bytes::new(value, ORIGIN);
-    let mut s = ValueSummary::default();
+    let mut s = ValueFacts::default();
     let deep = rdbscope::rdb::summarize_value_into(
         vt,
         None,
@@ -137,7 +137,7 @@ fn dump_values(data: &[u8]) {
         return;
     };
     let mut scratch = Scratch::default();
-    let mut s = ValueSummary::default();
+    let mut s = ValueFacts::default();
     for record in scanner {
         let Ok(Record::Key(k)) = record else {
             if record.is_err() {

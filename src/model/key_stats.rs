@@ -16,7 +16,7 @@ use crate::rdb::element::parse_canonical_i64;
 use crate::rdb::module::{type_name, ModuleId};
 use crate::rdb::{
     summarize_string_into, summarize_value_into, DecodeError, KeyRecord, RdbString, RedisType,
-    Scratch, ValueSeen, ValueSummary, ValueType,
+    Scratch, ValueFacts, ValueSeen, ValueType,
 };
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -65,7 +65,7 @@ pub struct KeyStats<'data> {
     /// once asked for ([`KeyStats::slot`]).
     slot: Cell<Option<(u16, bool)>>,
     pub slot_on_read: bool,
-    pub summary: ValueSummary,
+    pub summary: ValueFacts,
     /// A string's value as stored (borrowed, possibly LZF-compressed), for rules that
     /// look inside it (`lint`'s value.json-string); `None` for other types.
     pub string_value: Option<RdbString<'data>>,
@@ -101,7 +101,7 @@ impl<'data> KeyStats<'data> {
             lfu_freq: None,
             slot: Cell::new(None),
             slot_on_read: true,
-            summary: ValueSummary::default(),
+            summary: ValueFacts::default(),
             string_value: None,
         }
     }

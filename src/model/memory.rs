@@ -16,7 +16,7 @@ use super::encoding::Encoding;
 use super::facts::{MemoryFacts, StreamFacts};
 use super::hyperloglog;
 use super::server::{Family, ServerProfile, Version};
-use crate::rdb::{RedisType, ValueSummary, ValueType};
+use crate::rdb::{RedisType, ValueFacts, ValueType};
 
 /// `robj`: type/encoding/lru bits, refcount, pointer.
 pub const ROBJ: u64 = 16;
@@ -118,7 +118,7 @@ fn stream_consumer(profile: &ServerProfile) -> u64 {
 /// allocation), groups, pending entries and consumers. Redis sizes a radix tree by
 /// `streamRadixTreeMemoryUsage`, a fixed 244 bytes a node and 16 an ID; Valkey 8.1+ by
 /// the `rax` struct and every node at its allocation size.
-fn stream_usage(profile: &ServerProfile, a: Allocator, s: &ValueSummary, m: &StreamFacts) -> u64 {
+fn stream_usage(profile: &ServerProfile, a: Allocator, s: &ValueFacts, m: &StreamFacts) -> u64 {
     let Some(st) = &s.stream else {
         return ROBJ + STREAM;
     };
@@ -160,7 +160,7 @@ fn stream_usage(profile: &ServerProfile, a: Allocator, s: &ValueSummary, m: &Str
 fn stream_allocations(
     profile: &ServerProfile,
     a: Allocator,
-    s: &ValueSummary,
+    s: &ValueFacts,
     m: &StreamFacts,
 ) -> Option<u64> {
     let st = s.stream.as_ref()?;
@@ -225,7 +225,7 @@ pub fn server_baseline(profile: &ServerProfile) -> u64 {
 /// What of a key `used_memory` holds beyond its `MEMORY USAGE` (negative: holds less).
 pub struct UsedMemoryShape<'a> {
     pub encoding: Encoding,
-    pub summary: &'a ValueSummary,
+    pub summary: &'a ValueFacts,
     pub facts: &'a MemoryFacts,
     /// Whether the value is a string holding an integer from 0 to 9,999 on a server that
     /// points such values at its shared integer objects (see [`shares_integers`]): asked
@@ -370,7 +370,7 @@ pub fn key_memory(
     value_type: ValueType,
     key: KeyShape,
     encoding: Encoding,
-    s: &ValueSummary,
+    s: &ValueFacts,
     m: &MemoryFacts,
 ) -> u64 {
     if s.string_is_sparse_hll {
@@ -393,7 +393,7 @@ fn sparse_hll_memory(
     profile: &ServerProfile,
     p: &mut KeyAllocations,
     key: KeyShape,
-    s: &ValueSummary,
+    s: &ValueFacts,
 ) -> Option<u64> {
     let sds = hyperloglog::sparse_allocations(profile, s.elements.unwrap_or(0))?;
     Some(if profile.valkey_embedded_keys() {
@@ -506,7 +506,7 @@ fn valkey_value_memory(
     p: &mut KeyAllocations,
     vt: ValueType,
     encoding: Encoding,
-    s: &ValueSummary,
+    s: &ValueFacts,
     m: &MemoryFacts,
     key: KeyShape,
 ) -> u64 {
@@ -621,7 +621,7 @@ fn value_memory(
     p: &mut KeyAllocations,
     vt: ValueType,
     encoding: Encoding,
-    s: &ValueSummary,
+    s: &ValueFacts,
     m: &MemoryFacts,
 ) -> u64 {
     let n = s.elements.unwrap_or(0);

@@ -8,7 +8,7 @@
 
 use super::allocator::{sds_header, Allocator};
 use super::encoding::Encoding;
-use crate::rdb::{Flavor, RedisType, ValueSummary, ValueType};
+use crate::rdb::{Flavor, RedisType, ValueFacts, ValueType};
 
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -196,7 +196,7 @@ impl ServerProfile {
 
     /// What `OBJECT ENCODING` would answer for this value, under a key of `key_len` bytes,
     /// once this server loaded it.
-    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueSummary, key_len: u64) -> Encoding {
+    pub fn loaded_encoding(&self, vt: ValueType, s: &ValueFacts, key_len: u64) -> Encoding {
         use ValueType::*;
         let l = &self.limits;
         let elements = s.elements.unwrap_or(0);
@@ -562,7 +562,7 @@ mod tests {
     #[test]
     fn small_plain_zset_loads_as_listpack() {
         let p = ServerProfile::detect(Flavor::Redis, 10, Some("7.0.15"), None);
-        let small = ValueSummary {
+        let small = ValueFacts {
             elements: Some(5),
             largest_element: 10,
             ..Default::default()
@@ -571,7 +571,7 @@ mod tests {
             p.loaded_encoding(ValueType::ZSetBinary, &small, 1).name(),
             "listpack"
         );
-        let long_member = ValueSummary {
+        let long_member = ValueFacts {
             largest_element: 65,
             ..small.clone()
         };

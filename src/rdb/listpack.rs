@@ -8,6 +8,7 @@
 use super::bytes::{compact_entries, Bytes};
 use super::element::Element;
 use super::error::Result;
+use super::length::RdbString;
 
 const HEADER: usize = 6;
 
@@ -126,6 +127,38 @@ pub fn entry_size(element: Element<'_>) -> u64 {
     body.saturating_add(backlen_size(body))
 }
 
+/// Bytes of the listpack entry that encodes the string element `s` (encoding, data and
+/// back-length; an integer's as an integer entry, an LZF string's by its declared length).
+/// This sizes the listpack entry that encodes the element; the memory model decides what
+/// the server builds from that.
+pub fn entry_size_of_string(s: &RdbString<'_>) -> u64 {
+    match *s {
+        RdbString::Raw(b) => entry_size(Element::Bytes(b)),
+        RdbString::Int(v) => entry_size(Element::Int(v)),
+        RdbString::Lzf { len, .. } => {
+            let body = string_entry_body(len);
+            body.saturating_add(backlen_size(body))
+        }
+    }
+}
+
+/// Bytes of the listpack entry that encodes the sorted-set score `score`: an integral score
+/// is an integer entry, any other the shortest text that reads back as the same double.
+/// This sizes the listpack entry that encodes the element; the memory model decides what
+/// the server builds from that.
+pub fn entry_size_of_score(score: f64) -> u64 {
+    if score.fract() == 0.0 && score.abs() < 9.0e15 {
+        return entry_size(Element::Int(score as i64));
+    }
+    let text_len = if score.is_finite() {
+        ryu::Buffer::new().format_finite(score).len() as u64
+    } else {
+        4 // "inf", "-inf", "nan"
+    };
+    let body = string_entry_body(text_len);
+    body.saturating_add(backlen_size(body))
+}
+
 /// Encoding plus data bytes of a string entry of `len` bytes.
 pub fn string_entry_body(len: u64) -> u64 {
     match len {
@@ -198,5 +231,16 @@ mod tests {
         assert_eq!(entry_size(Element::Bytes(b"hello")), 7);
         assert_eq!(entry_size(Element::Int(1 << 40)), 10);
         assert_eq!(entry_size(Element::Bytes(&[b'x'; 200])), 2 + 200 + 2);
+    }
+
+    #[test]
+    fn string_and_score_entries_are_sized_as_the_server_encodes_them() {
+        assert_eq!(entry_size_of_string(&RdbString::Int(12)), 2);
+        assert_eq!(entry_size_of_string(&RdbString::Raw(b"12")), 2);
+        assert_eq!(entry_size_of_string(&RdbString::Raw(b"hello")), 7);
+        // Integral scores are integer entries; others their shortest text ("1.5").
+        assert_eq!(entry_size_of_score(1.0), 2);
+        assert_eq!(entry_size_of_score(1.5), 5);
+        assert_eq!(entry_size_of_score(f64::INFINITY), 6);
     }
 }

@@ -31,6 +31,6 @@ pub use error::{DecodeError, Problem};
 pub use header::{Flavor, Header};
 pub use length::RdbString;
 pub use scanner::{Checksum, KeyRecord, Record, Scanner, ValueSeen};
-pub use value::{summarize_string_into, summarize_value_into, Scratch, ValueSummary};
+pub use value::{summarize_string_into, summarize_value_into, Scratch, ValueFacts};
 pub use value_sink::ValueSink;
 pub use value_type::{RedisType, ValueType};

@@ -1,0 +1,218 @@
+//! Values stored as one container blob (zipmap, ziplist, intset, listpack): small hashes,
+//! lists of RDB 7 and before, sets, sorted sets, and hashes with field TTLs; their elements
+//! read from the blob, decompressed first when LZF.
+
+use super::super::bytes::Bytes;
+use super::super::element::Element;
+use super::super::error::{DecodeError, Result};
+use super::super::intset::Intset;
+use super::super::length::read_string;
+use super::super::listpack;
+use super::super::value_sink::ValueSink;
+use super::super::value_type::ValueType;
+use super::super::zipmap::Zipmap;
+use super::{blob, for_each_listpack, for_each_ziplist, locate, Scratch, ValueFacts};
+
+/// A value stored as one container blob, after the leading minimum expiry of a listpack
+/// hash with field TTLs (type 25).
+#[inline]
+pub(super) fn walk_container<const DEEP: bool, S: ValueSink>(
+    vt: ValueType,
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch<'_>,
+    s: &mut ValueFacts,
+    sink: &mut S,
+) -> Result<()> {
+    if vt == ValueType::HashListpackEx {
+        r.skip(8, "hash minimum field expiry")?;
+    }
+    let at = r.offset();
+    let container = read_string(r, "container blob")?;
+    if DEEP {
+        let (bytes, origin, compressed) = blob(container, at, &mut scratch.blob)?;
+        sink.container(bytes.len() as u64);
+        locate(summarize_container(vt, bytes, origin, s, sink), compressed)?;
+    }
+    Ok(())
+}
+
+/// Pairs container (field/value or member/score) element count must be even.
+fn pairs(n: u64, at: u64, reading: &'static str, per: u64) -> Result<u64> {
+    if n.checked_rem(per) != Some(0) {
+        return Err(DecodeError::malformed(
+            at,
+            reading,
+            format!("{n} entries is not a multiple of {per}"),
+        ));
+    }
+    Ok(n.checked_div(per).unwrap_or(0))
+}
+
+/// A container's elements for the sink, or nothing when it does not want them.
+struct WantedElements<'a, S> {
+    sink: &'a mut S,
+    wanted: bool,
+}
+
+impl<S: ValueSink> WantedElements<'_, S> {
+    #[inline]
+    fn member(&mut self, len: u64) {
+        if self.wanted {
+            self.sink.member(len);
+        }
+    }
+
+    #[inline]
+    fn zset_member(&mut self, len: u64) {
+        if self.wanted {
+            self.sink.zset_member(len);
+        }
+    }
+
+    #[inline]
+    fn field(&mut self, len: u64, with_ttl: bool) {
+        if self.wanted {
+            self.sink.field(len, with_ttl);
+        }
+    }
+
+    #[inline]
+    fn value(&mut self, len: u64) {
+        if self.wanted {
+            self.sink.value(len);
+        }
+    }
+}
+
+/// Element statistics of a single-blob value; its elements go to `sink` when it wants
+/// them.
+fn summarize_container<S: ValueSink>(
+    vt: ValueType,
+    bytes: &[u8],
+    origin: u64,
+    s: &mut ValueFacts,
+    sink: &mut S,
+) -> Result<()> {
+    use ValueType::*;
+    let mut largest = 0u64;
+    let mut est = 0u64;
+    let wanted = match (vt, bytes.get(4..6)) {
+        (
+            SetListpack | ZSetListpack | HashListpack | HashListpackEx | HashListpackExPreGa,
+            Some(count),
+        ) => {
+            let entries = u64::from(u16::from_le_bytes([count[0], count[1]]));
+            let per = match vt {
+                ZSetListpack | HashListpack => 2,
+                HashListpackEx | HashListpackExPreGa => 3,
+                _ => 1,
+            };
+            // u16::MAX: too many entries for the header to count.
+            entries == u64::from(u16::MAX) || sink.wants_listpack_elements(entries.div_ceil(per))
+        }
+        _ => true,
+    };
+    let mut m = WantedElements { sink, wanted };
+    match vt {
+        HashZipmap => {
+            let mut zm = Zipmap::parse(bytes, origin)?;
+            let mut n = 0u64;
+            while let Some((f, v)) = zm.next_pair()? {
+                largest = largest.max(f.len() as u64).max(v.len() as u64);
+                m.field(f.len() as u64, false);
+                m.value(v.len() as u64);
+                est = est
+                    .saturating_add(listpack::entry_size(Element::Bytes(f)))
+                    .saturating_add(listpack::entry_size(Element::Bytes(v)));
+                n = n.saturating_add(1);
+            }
+            s.elements = Some(n);
+        }
+        ListZiplist => {
+            let n = for_each_ziplist(bytes, origin, |_, e, size| {
+                largest = largest.max(e.len());
+                est = est.saturating_add(size);
+            })?;
+            s.elements = Some(n);
+        }
+        SetIntset => {
+            let set = Intset::parse(bytes, origin)?;
+            for v in set.iter() {
+                let e = Element::Int(v);
+                largest = largest.max(e.len());
+                m.member(e.len());
+                est = est.saturating_add(listpack::entry_size(e));
+            }
+            s.elements = Some(u64::from(set.len));
+        }
+        SetListpack => {
+            let mut ints = true;
+            let (n, _) = for_each_listpack(bytes, origin, |_, e, size| {
+                largest = largest.max(e.len());
+                ints &= e.is_integer();
+                m.member(e.len());
+                est = est.saturating_add(size);
+            })?;
+            s.all_integers = ints;
+            s.elements = Some(n);
+        }
+        ZSetZiplist | ZSetListpack => {
+            let mut visit = |i: usize, e: Element<'_>, size: u64| {
+                if i.is_multiple_of(2) {
+                    largest = largest.max(e.len());
+                    m.zset_member(e.len());
+                }
+                est = est.saturating_add(size);
+            };
+            let n = if vt == ZSetZiplist {
+                for_each_ziplist(bytes, origin, &mut visit)?
+            } else {
+                for_each_listpack(bytes, origin, &mut visit)?.0
+            };
+            s.elements = Some(pairs(n, origin, "sorted set entries", 2)?);
+        }
+        HashZiplist | HashListpack => {
+            let mut visit = |i: usize, e: Element<'_>, size: u64| {
+                largest = largest.max(e.len());
+                if i.is_multiple_of(2) {
+                    m.field(e.len(), false);
+                } else {
+                    m.value(e.len());
+                }
+                est = est.saturating_add(size);
+            };
+            let n = if vt == HashZiplist {
+                for_each_ziplist(bytes, origin, &mut visit)?
+            } else {
+                for_each_listpack(bytes, origin, &mut visit)?.0
+            };
+            s.elements = Some(pairs(n, origin, "hash entries", 2)?);
+        }
+        HashListpackEx | HashListpackExPreGa => {
+            let mut with_ttl = 0u64;
+            let (mut field_len, mut value_len) = (0, 0);
+            let (n, _) = for_each_listpack(bytes, origin, |i, e, size| {
+                match i % 3 {
+                    0 => field_len = e.len(),
+                    1 => value_len = e.len(),
+                    _ => {
+                        let has_ttl = e != Element::Int(0);
+                        with_ttl = with_ttl.saturating_add(u64::from(has_ttl));
+                        m.field(field_len, has_ttl);
+                        m.value(value_len);
+                    }
+                }
+                if i % 3 != 2 {
+                    largest = largest.max(e.len());
+                }
+                est = est.saturating_add(size);
+            })?;
+            s.fields_with_ttl = with_ttl;
+            s.elements = Some(pairs(n, origin, "hash entries", 3)?);
+        }
+        _ => unreachable!("not a single-blob type: {vt:?}"),
+    }
+    s.largest_element = largest;
+    s.listpack_estimate = est;
+    Ok(())
+}
