@@ -156,7 +156,7 @@ fn stream_usage(profile: &ServerProfile, a: Allocator, s: &ValueFacts, m: &Strea
 /// counted with the key) and stream structs, each radix tree's struct and nodes, the node
 /// listpacks, per group its struct and two radix trees (pending entries, consumers), per
 /// pending entry its NACK, per consumer its struct and radix tree, and the names (see
-/// [`MemoryFacts::name_allocs`]). `None` when the value was not walked.
+/// [`StreamFacts::name_allocs`]). `None` when the value was not walked.
 fn stream_allocations(
     profile: &ServerProfile,
     a: Allocator,
