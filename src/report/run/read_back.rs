@@ -12,26 +12,21 @@ impl SummaryJson {
     pub fn parse(text: &str, origin: &str) -> Result<SummaryJson, String> {
         /// The one field read before the rest, to say which version a refused file has.
         #[derive(Deserialize)]
-        struct Version {
-            schema_version: Option<serde::de::IgnoredAny>,
+        struct Head {
+            schema_version: Option<serde_json::Value>,
         }
-        #[derive(Deserialize)]
-        struct Numbered {
-            schema_version: serde_json::Number,
-        }
-        let head: Version = serde_json::from_str(text)
+        let head: Head = serde_json::from_str(text)
             .map_err(|e| format!("{origin}: not JSON ({e}): expected a summary.json"))?;
-        if head.schema_version.is_none() {
-            return Err(format!(
-                "{origin}: no schema_version: not a summary.json written by rdbscope report"
-            ));
-        }
-        let version = serde_json::from_str::<Numbered>(text)
-            .ok()
-            .and_then(|n| n.schema_version.as_u64())
-            .ok_or_else(|| {
-                format!("{origin}: schema_version is not a number: not a summary.json")
-            })?;
+        let version = match head.schema_version {
+            Some(v) => v.as_u64().ok_or_else(|| {
+                format!("{origin}: schema_version is {v}, not a number: not a summary.json")
+            })?,
+            None => {
+                return Err(format!(
+                    "{origin}: no schema_version: not a summary.json written by rdbscope report"
+                ))
+            }
+        };
         // Version 2 added fields only (`state`); 3 changed what a string's elements are
         // (`reconcile_elements`): all read the same way.
         if !(1..=u64::from(SCHEMA_VERSION)).contains(&version) {
