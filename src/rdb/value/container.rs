@@ -11,7 +11,7 @@ use super::super::listpack;
 use super::super::value_sink::ValueSink;
 use super::super::value_type::ValueType;
 use super::super::zipmap::Zipmap;
-use super::{blob, for_each_listpack, for_each_ziplist, locate, Scratch, ValueFacts};
+use super::{blob, for_each_listpack, locate, PackedEntries, Scratch, ValueFacts};
 
 /// A value stored as one container blob, after the leading minimum expiry of a listpack
 /// hash with field TTLs (type 25).
@@ -129,10 +129,13 @@ fn summarize_container<S: ValueSink>(
             s.elements = Some(n);
         }
         ListZiplist => {
-            let n = for_each_ziplist(bytes, origin, |_, e, size| {
+            let mut n = 0u64;
+            for entry in PackedEntries::parse(true, bytes, origin)? {
+                let (e, size) = entry?;
                 largest = largest.max(e.len());
                 est = est.saturating_add(size);
-            })?;
+                n = n.saturating_add(1);
+            }
             s.elements = Some(n);
         }
         SetIntset => {
@@ -157,35 +160,31 @@ fn summarize_container<S: ValueSink>(
             s.elements = Some(n);
         }
         ZSetZiplist | ZSetListpack => {
-            let mut visit = |i: usize, e: Element<'_>, size: u64| {
-                if i.is_multiple_of(2) {
+            let mut n = 0u64;
+            for entry in PackedEntries::parse(vt == ZSetZiplist, bytes, origin)? {
+                let (e, size) = entry?;
+                if n.is_multiple_of(2) {
                     largest = largest.max(e.len());
                     m.zset_member(e.len());
                 }
                 est = est.saturating_add(size);
-            };
-            let n = if vt == ZSetZiplist {
-                for_each_ziplist(bytes, origin, &mut visit)?
-            } else {
-                for_each_listpack(bytes, origin, &mut visit)?.0
-            };
+                n = n.saturating_add(1);
+            }
             s.elements = Some(pairs(n, origin, "sorted set entries", 2)?);
         }
         HashZiplist | HashListpack => {
-            let mut visit = |i: usize, e: Element<'_>, size: u64| {
+            let mut n = 0u64;
+            for entry in PackedEntries::parse(vt == HashZiplist, bytes, origin)? {
+                let (e, size) = entry?;
                 largest = largest.max(e.len());
-                if i.is_multiple_of(2) {
+                if n.is_multiple_of(2) {
                     m.field(e.len(), false);
                 } else {
                     m.value(e.len());
                 }
                 est = est.saturating_add(size);
-            };
-            let n = if vt == HashZiplist {
-                for_each_ziplist(bytes, origin, &mut visit)?
-            } else {
-                for_each_listpack(bytes, origin, &mut visit)?.0
-            };
+                n = n.saturating_add(1);
+            }
             s.elements = Some(pairs(n, origin, "hash entries", 2)?);
         }
         HashListpackEx | HashListpackExPreGa => {

@@ -3,14 +3,13 @@
 //! in one ziplist (type 10) are read in [`super::container`].
 
 use super::super::bytes::Bytes;
-use super::super::element::Element;
 use super::super::error::{DecodeError, Result};
 use super::super::length::{read_count, read_length, read_string, RdbString};
 use super::super::listpack;
 use super::super::value_sink::ValueSink;
 use super::super::value_type::ValueType;
 use super::string::integer_value;
-use super::{blob, for_each_listpack, for_each_ziplist, locate, Scratch, ValueFacts};
+use super::{blob, locate, PackedEntries, Scratch, ValueFacts};
 
 /// A linked list (type 1) or a plain set (type 2): a count, then one string per element.
 /// A set's members also go to the sink, with the integer each holds.
@@ -85,15 +84,14 @@ pub(super) fn walk_quicklist<const DEEP: bool, S: ValueSink>(
                 let (bytes, origin, compressed) = blob(node, at, &mut scratch.blob)?;
                 let mut est = 0u64;
                 let mut largest = s.largest_element;
-                let mut visit = |_: usize, e: Element<'_>, size: u64| {
+                let mut n = 0u64;
+                let entries = PackedEntries::parse(vt == ValueType::ListQuicklist, bytes, origin);
+                for entry in locate(entries, compressed)? {
+                    let (e, size) = locate(entry, compressed)?;
                     largest = largest.max(e.len());
                     est = est.saturating_add(size);
-                };
-                let n = if vt == ValueType::ListQuicklist2 {
-                    locate(for_each_listpack(bytes, origin, &mut visit), compressed)?.0
-                } else {
-                    locate(for_each_ziplist(bytes, origin, &mut visit), compressed)?
-                };
+                    n = n.saturating_add(1);
+                }
                 s.largest_element = largest;
                 s.estimate(est);
                 // Ziplist nodes are rewritten as listpacks while loading.

@@ -16,12 +16,12 @@ use super::bytes::Bytes;
 use super::element::Element;
 use super::error::{DecodeError, Result};
 use super::length::RdbString;
-use super::listpack::{self, Listpack};
+use super::listpack::{self, Listpack, ListpackIter};
 use super::module::{skip_module_value, ModuleId};
 use super::template::Template;
 use super::value_sink::ValueSink;
 use super::value_type::ValueType;
-use super::ziplist::Ziplist;
+use super::ziplist::{Ziplist, ZiplistIter};
 
 mod array;
 mod container;
@@ -247,22 +247,40 @@ fn for_each_listpack(
     Ok((n as u64, lp.total_bytes as u64))
 }
 
-/// Iterates a ziplist's entries like [`for_each_listpack`]; the size passed is that of the
-/// listpack entry the server rewrites each one as while loading.
-#[inline(always)]
-fn for_each_ziplist(
-    bytes: &[u8],
-    origin: u64,
-    mut f: impl FnMut(usize, Element<'_>, u64),
-) -> Result<u64> {
-    let zl = Ziplist::parse(bytes, origin)?;
-    let mut n = 0usize;
-    for e in zl.iter() {
-        let element = e?;
-        f(n, element, listpack::entry_size(element));
-        n = n.saturating_add(1);
+/// The entries of a ziplist or of a listpack, each with the size of the listpack entry
+/// holding it once loaded (the server rewrites ziplists as listpacks while loading). Values
+/// stored either way are read by one loop over this, so their per-entry code is compiled
+/// once, in line: a visitor closure shared by a ziplist loop and a listpack loop was
+/// called out of line whenever the crate's codegen units moved.
+enum PackedEntries<'a> {
+    Ziplist(ZiplistIter<'a>),
+    Listpack(ListpackIter<'a>),
+}
+
+impl<'a> PackedEntries<'a> {
+    #[inline(always)]
+    fn parse(ziplist: bool, bytes: &'a [u8], origin: u64) -> Result<Self> {
+        Ok(if ziplist {
+            PackedEntries::Ziplist(Ziplist::parse(bytes, origin)?.iter())
+        } else {
+            PackedEntries::Listpack(Listpack::parse(bytes, origin)?.iter())
+        })
     }
-    Ok(n as u64)
+}
+
+impl<'a> Iterator for PackedEntries<'a> {
+    /// An entry and the bytes of the listpack entry holding it.
+    type Item = Result<(Element<'a>, u64)>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            PackedEntries::Ziplist(entries) => entries
+                .next()
+                .map(|e| e.map(|element| (element, listpack::entry_size(element)))),
+            PackedEntries::Listpack(entries) => entries.next(),
+        }
+    }
 }
 
 /// The walk behind [`skip_value`] and [`summarize_value_into`]: an arm per type, each its
