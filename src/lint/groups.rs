@@ -9,7 +9,8 @@ use crate::aggregates::groups::{GroupRow, GroupStats};
 use crate::aggregates::ttl::TtlBucket;
 use crate::aggregates::Aggregates;
 use crate::model::allocator::Allocator;
-use crate::model::memory::{DICT_ENTRY, LISTPACK_OVERHEAD, ROBJ};
+use crate::model::encoding::LISTPACK_OVERHEAD;
+use crate::model::memory::{DICT_ENTRY, ROBJ};
 use crate::pass::analysis::Analysis;
 use std::collections::BTreeMap;
 

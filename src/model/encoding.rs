@@ -3,6 +3,9 @@
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// Listpack header (total bytes, count) and terminator.
+pub const LISTPACK_OVERHEAD: u64 = 7;
+
 /// An object encoding, by the name `OBJECT ENCODING` gives it. One name can serve several
 /// types (`listpack` for lists, sets, sorted sets and hashes; `raw` for strings and module
 /// values), so the memory model reads it with the value's type.

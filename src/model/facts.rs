@@ -7,6 +7,7 @@
 
 use super::allocator::{mstr_request, sds_header, Allocator, ByAllocator};
 use super::array::ArrayFacts;
+use super::encoding::LISTPACK_OVERHEAD;
 use crate::rdb::ValueSink;
 use std::borrow::Cow;
 
@@ -191,7 +192,13 @@ impl ValueSink for MemoryFacts {
     }
 
     #[inline]
-    fn list_node(&mut self, index: u64, bytes: u64, compressed: Option<u64>) {
+    fn list_node(&mut self, index: u64, bytes: u64, ziplist: bool, compressed: Option<u64>) {
+        // The server rewrites a ziplist node as a listpack while loading.
+        let bytes = if ziplist {
+            bytes.saturating_add(LISTPACK_OVERHEAD)
+        } else {
+            bytes
+        };
         let alloc = Allocator::classes(bytes);
         self.node_allocs += alloc;
         if let Some(compressed) = compressed {

@@ -12,7 +12,7 @@
 use super::allocations::KeyAllocations;
 use super::allocator::{sds_header, Allocator, ByAllocator};
 use super::array::ArrayFacts;
-use super::encoding::Encoding;
+use super::encoding::{Encoding, LISTPACK_OVERHEAD};
 use super::facts::{MemoryFacts, StreamFacts};
 use super::hyperloglog;
 use super::server::{Family, ServerProfile, Version};
@@ -44,8 +44,6 @@ const STREAM_NACK: u64 = 24;
 const RAX: u64 = 32;
 /// `hashTemplateArray` before its value pointers: the template pointer.
 const TEMPLATE_ARRAY: u64 = 8;
-/// Listpack header (total bytes, count) and terminator.
-pub const LISTPACK_OVERHEAD: u64 = 7;
 
 /// Expected allocation of a skiplist node over the random level distribution
 /// (P(level = k) = 0.75 × 0.25^(k-1), node = 24 + 16 × level bytes), in 1/1000 bytes.

@@ -7,7 +7,7 @@
 //! compiled-in defaults (read with `CONFIG GET` on Debian's 7.0.15) unless overridden.
 
 use super::allocator::{sds_header, Allocator};
-use super::encoding::Encoding;
+use super::encoding::{Encoding, LISTPACK_OVERHEAD};
 use crate::rdb::{Flavor, RedisType, ValueFacts, ValueType};
 
 #[derive(
@@ -222,7 +222,8 @@ impl ServerProfile {
                     ListQuicklist2 | ListQuicklist => s.list_nodes == 1 && s.plain_nodes == 0,
                     _ => s.plain_nodes == 0,
                 };
-                let fits = s.listpack_estimate.saturating_add(7) <= l.list_node_bytes()
+                let fits = s.listpack_estimate.saturating_add(LISTPACK_OVERHEAD)
+                    <= l.list_node_bytes()
                     && elements <= l.list_node_entries();
                 if self.listpack_lists_and_sets() && single_node && fits {
                     Encoding::Listpack

@@ -162,6 +162,20 @@ pub fn read_count(r: &mut Bytes<'_>, min_bytes_each: u64, reading: &'static str)
     Ok(n)
 }
 
+/// Reads a count like [`read_count`], refusing zero: `zero` says why it cannot be.
+pub fn read_nonzero_count(
+    r: &mut Bytes<'_>,
+    min_bytes_each: u64,
+    reading: &'static str,
+    zero: &'static str,
+) -> Result<u64> {
+    let at = r.offset();
+    match read_count(r, min_bytes_each, reading)? {
+        0 => Err(super::error::DecodeError::malformed(at, reading, zero)),
+        n => Ok(n),
+    }
+}
+
 /// Reads a string. Raw strings with a 6-bit length (most keys) take the shortest path,
 /// those with a 14-bit length (most values) an inlined one; everything else goes through
 /// [`read_string_general`].

@@ -107,8 +107,8 @@ impl<'a> Iterator for ListpackIter<'a> {
     }
 }
 
-/// Bytes a listpack entry holding `element` takes (encoding, data and back-length): what
-/// Redis would allocate for it when it builds a listpack while loading.
+/// Bytes a listpack entry holding `element` takes (encoding, data and back-length), a
+/// string that is a canonical integer encoded as the integer, as the format has it.
 pub fn entry_size(element: Element<'_>) -> u64 {
     let body = match element {
         Element::Int(v) => match v {

@@ -8,7 +8,7 @@
 use super::bytes::Bytes;
 use super::element::Element;
 use super::error::{DecodeError, Result};
-use super::length::{read_count, read_length, read_string, RdbString};
+use super::length::{read_length, read_nonzero_count, read_string, RdbString};
 use super::listpack::Listpack;
 
 /// One opcode-242 record, borrowed from the dump: its names are re-read when needed.
@@ -24,15 +24,12 @@ impl<'data> Template<'data> {
     /// Reads the record after its opcode, checking the field-name rules.
     pub fn read(r: &mut Bytes<'data>) -> Result<Template<'data>> {
         let id = read_length(r, "hash template id")?;
-        let at = r.offset();
-        let field_count = read_count(r, 1, "hash template field count")?;
-        if field_count == 0 {
-            return Err(DecodeError::malformed(
-                at,
-                "hash template field count",
-                "a template without fields",
-            ));
-        }
+        let field_count = read_nonzero_count(
+            r,
+            1,
+            "hash template field count",
+            "a template without fields",
+        )?;
         let names = *r;
         let mut order = FieldOrder::default();
         for _ in 0..field_count {

@@ -34,10 +34,10 @@ pub trait ValueSink {
     /// bytes once decompressed.
     fn container(&mut self, bytes: u64);
 
-    /// Quicklist node `index` holding `bytes` (its listpack, the listpack a ziplist node
-    /// is rewritten as, or the element of a plain node), and its LZF bytes when the dump
-    /// stores it compressed.
-    fn list_node(&mut self, index: u64, bytes: u64, compressed: Option<u64>);
+    /// Quicklist node `index` holding `bytes`: its listpack, the element of a plain node, or
+    /// for a ziplist node (`ziplist`) the listpack entries its elements take; and its LZF
+    /// bytes when the dump stores it compressed.
+    fn list_node(&mut self, index: u64, bytes: u64, ziplist: bool, compressed: Option<u64>);
 
     /// A stream node: its master ID (the key of the stream's radix tree) and the bytes of
     /// its listpack, in ID order.
@@ -85,7 +85,7 @@ impl ValueSink for () {
     #[inline]
     fn container(&mut self, _: u64) {}
     #[inline]
-    fn list_node(&mut self, _: u64, _: u64, _: Option<u64>) {}
+    fn list_node(&mut self, _: u64, _: u64, _: bool, _: Option<u64>) {}
     #[inline]
     fn stream_node(&mut self, _: [u8; 16], _: u64) {}
     #[inline]

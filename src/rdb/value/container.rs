@@ -2,38 +2,28 @@
 //! lists of RDB 7 and before, sets, sorted sets, and hashes with field TTLs; their elements
 //! read from the blob, decompressed first when LZF.
 
-use super::super::bytes::Bytes;
 use super::super::element::Element;
 use super::super::error::{DecodeError, Result};
 use super::super::intset::Intset;
-use super::super::length::read_string;
 use super::super::listpack;
 use super::super::value_sink::ValueSink;
 use super::super::value_type::ValueType;
 use super::super::zipmap::Zipmap;
-use super::{blob, for_each_listpack, locate, PackedEntries, Scratch, ValueFacts};
+use super::{for_each_listpack, read_container, PackedEntries, ValueFacts, Walk};
 
-/// A value stored as one container blob, after the leading minimum expiry of a listpack
-/// hash with field TTLs (type 25).
-#[inline]
-pub(super) fn walk_container<const DEEP: bool, S: ValueSink>(
-    vt: ValueType,
-    r: &mut Bytes<'_>,
-    scratch: &mut Scratch<'_>,
-    s: &mut ValueFacts,
-    sink: &mut S,
-) -> Result<()> {
-    if vt == ValueType::HashListpackEx {
-        r.skip(8, "hash minimum field expiry")?;
+impl<S: ValueSink> Walk<'_, '_, '_, S> {
+    /// A value stored as one container blob, after the leading minimum expiry of a listpack
+    /// hash with field TTLs (type 25).
+    #[inline]
+    pub(super) fn container<const DEEP: bool>(&mut self, vt: ValueType) -> Result<()> {
+        let (r, scratch, s, sink) = self.parts();
+        if vt == ValueType::HashListpackEx {
+            r.skip(8, "hash minimum field expiry")?;
+        }
+        read_container::<DEEP, S>(r, scratch, sink, "container blob", |bytes, origin, sink| {
+            summarize_container(vt, bytes, origin, s, sink)
+        })
     }
-    let at = r.offset();
-    let container = read_string(r, "container blob")?;
-    if DEEP {
-        let (bytes, origin, compressed) = blob(container, at, &mut scratch.blob)?;
-        sink.container(bytes.len() as u64);
-        locate(summarize_container(vt, bytes, origin, s, sink), compressed)?;
-    }
-    Ok(())
 }
 
 /// Pairs container (field/value or member/score) element count must be even.
@@ -159,33 +149,17 @@ fn summarize_container<S: ValueSink>(
             s.all_integers = ints;
             s.elements = Some(n);
         }
-        ZSetZiplist | ZSetListpack => {
-            let mut n = 0u64;
-            for entry in PackedEntries::parse(vt == ZSetZiplist, bytes, origin)? {
-                let (e, size) = entry?;
-                if n.is_multiple_of(2) {
-                    largest = largest.max(e.len());
-                    m.zset_member(e.len());
-                }
-                est = est.saturating_add(size);
-                n = n.saturating_add(1);
-            }
-            s.elements = Some(pairs(n, origin, "sorted set entries", 2)?);
-        }
-        HashZiplist | HashListpack => {
-            let mut n = 0u64;
-            for entry in PackedEntries::parse(vt == HashZiplist, bytes, origin)? {
-                let (e, size) = entry?;
-                largest = largest.max(e.len());
-                if n.is_multiple_of(2) {
-                    m.field(e.len(), false);
-                } else {
-                    m.value(e.len());
-                }
-                est = est.saturating_add(size);
-                n = n.saturating_add(1);
-            }
-            s.elements = Some(pairs(n, origin, "hash entries", 2)?);
+        ZSetZiplist | ZSetListpack | HashZiplist | HashListpack => {
+            let ziplist = matches!(vt, ZSetZiplist | HashZiplist);
+            let entries = PackedEntries::parse(ziplist, bytes, origin)?;
+            let (n, reading) = if matches!(vt, ZSetZiplist | ZSetListpack) {
+                let n = pairs_of::<true, S>(entries, &mut m, &mut largest, &mut est)?;
+                (n, "sorted set entries")
+            } else {
+                let n = pairs_of::<false, S>(entries, &mut m, &mut largest, &mut est)?;
+                (n, "hash entries")
+            };
+            s.elements = Some(pairs(n, origin, reading, 2)?);
         }
         HashListpackEx | HashListpackExPreGa => {
             let mut with_ttl = 0u64;
@@ -214,4 +188,35 @@ fn summarize_container<S: ValueSink>(
     s.largest_element = largest;
     s.listpack_estimate = est;
     Ok(())
+}
+
+/// The entries of a sorted set's (`ZSET`) or a hash's ziplist or listpack: a member and its
+/// score, or a field and its value, in turn. Counts the largest element and the listpack
+/// bytes; returns the number of entries. A loop of its own for each, with no dispatch per
+/// entry.
+#[inline(always)]
+fn pairs_of<const ZSET: bool, S: ValueSink>(
+    entries: PackedEntries<'_>,
+    m: &mut WantedElements<'_, S>,
+    largest: &mut u64,
+    est: &mut u64,
+) -> Result<u64> {
+    let mut n = 0u64;
+    for entry in entries {
+        let (e, size) = entry?;
+        let first = n.is_multiple_of(2);
+        match (ZSET, first) {
+            (true, true) => m.zset_member(e.len()),
+            (true, false) => {}
+            (false, true) => m.field(e.len(), false),
+            (false, false) => m.value(e.len()),
+        }
+        // A score is no element.
+        if !ZSET || first {
+            *largest = (*largest).max(e.len());
+        }
+        *est = est.saturating_add(size);
+        n = n.saturating_add(1);
+    }
+    Ok(n)
 }

@@ -1,174 +1,77 @@
-//! Hashes stored one field at a time: plain (type 4), with field TTLs (Redis 7.4, types 22
-//! and 24), Valkey 9's (type 22 under the VALKEY magic), and the hashes on a field-name
-//! template of Redis 8.10 (types 29–32). Hashes in one container blob are read in
-//! [`super::container`].
+//! Hashes on a field-name template (Redis 8.10, types 29–32). Hashes stored one field at a
+//! time are read in [`super::plain`], those in one container blob in [`super::container`].
 
 use super::super::bytes::Bytes;
 use super::super::element::Element;
 use super::super::error::{DecodeError, Result};
 use super::super::length::{read_count, read_length, read_string};
-use super::super::listpack::{self, Listpack};
+use super::super::listpack::Listpack;
 use super::super::template::{FieldOrder, Template};
 use super::super::value_sink::ValueSink;
-use super::super::value_type::ValueType;
-use super::{blob, for_each_listpack, locate, Scratch, ValueFacts};
+use super::{blob, for_each_listpack, locate, read_container, Scratch, ValueFacts, Walk};
 
-/// A plain hash (type 4): a count, then each field and its value.
-#[inline]
-pub(super) fn walk_plain_hash<const DEEP: bool, S: ValueSink>(
-    r: &mut Bytes<'_>,
-    scratch: &mut Scratch<'_>,
-    s: &mut ValueFacts,
-    sink: &mut S,
-) -> Result<()> {
-    let n = read_count(r, 2, "hash length")?;
-    for _ in 0..n {
-        scratch.walked_to(r.offset());
-        let field = read_string(r, "hash field")?;
-        let value = read_string(r, "hash value")?;
-        if DEEP {
-            s.string(&field)?;
-            s.string(&value)?;
-            sink.field(field.len(), false);
-            sink.value(value.len());
-            s.estimate(listpack::entry_size_of_string(&field));
-            s.estimate(listpack::entry_size_of_string(&value));
-        }
-    }
-    s.elements = Some(n);
-    Ok(())
-}
-
-/// A hash with field TTLs (Redis 7.4: type 24 after its minimum expiry, type 22 of the
-/// release candidates): a count, then each field's TTL, the field and its value.
-#[inline]
-pub(super) fn walk_hash_with_ttls<const DEEP: bool, S: ValueSink>(
-    vt: ValueType,
-    r: &mut Bytes<'_>,
-    scratch: &mut Scratch<'_>,
-    s: &mut ValueFacts,
-    sink: &mut S,
-) -> Result<()> {
-    if vt == ValueType::HashMetadata {
-        r.skip(8, "hash minimum field expiry")?;
-    }
-    let n = read_count(r, 3, "hash length")?;
-    for _ in 0..n {
-        scratch.walked_to(r.offset());
-        let ttl = read_length(r, "hash field TTL")?;
-        let field = read_string(r, "hash field")?;
-        let value = read_string(r, "hash value")?;
-        if DEEP {
-            s.string(&field)?;
-            s.string(&value)?;
-            s.fields_with_ttl = s.fields_with_ttl.saturating_add(u64::from(ttl != 0));
-            sink.field(field.len(), ttl != 0);
-            sink.value(value.len());
-            // The listpack form stores each field's absolute expiry (0 = none).
-            let expiry_entry = if ttl != 0 { 10 } else { 2 };
-            s.estimate(listpack::entry_size_of_string(&field));
-            s.estimate(listpack::entry_size_of_string(&value));
-            s.estimate(expiry_entry);
-        }
-    }
-    s.elements = Some(n);
-    Ok(())
-}
-
-/// A Valkey 9 hash (type 22 under the VALKEY magic): a count, then each field, its value
-/// and its expiry (`u64::MAX` for none).
-#[inline]
-pub(super) fn walk_valkey_hash<const DEEP: bool, S: ValueSink>(
-    r: &mut Bytes<'_>,
-    scratch: &mut Scratch<'_>,
-    s: &mut ValueFacts,
-    sink: &mut S,
-) -> Result<()> {
-    let n = read_count(r, 10, "hash length")?;
-    for _ in 0..n {
-        scratch.walked_to(r.offset());
-        let field = read_string(r, "hash field")?;
-        let value = read_string(r, "hash value")?;
-        let expiry = r.read_u64_le("hash field expiry")?;
-        if DEEP {
-            s.string(&field)?;
-            s.string(&value)?;
-            s.fields_with_ttl = s
-                .fields_with_ttl
-                .saturating_add(u64::from(expiry != u64::MAX));
-            sink.member(field.len());
-            sink.value(value.len());
-        }
-    }
-    s.elements = Some(n);
-    Ok(())
-}
-
-/// A hash on a field-name template (types 29–32): the field names inline (29, 31) or from
-/// the template the scanner resolved (30, 32), then the values in a listpack whose first
-/// entry is the template id (29, 30) or as one string each (31, 32).
-#[inline]
-pub(super) fn walk_template_hash<const DEEP: bool, S: ValueSink>(
-    values_in_listpack: bool,
-    by_ref: bool,
-    template: Option<&Template<'_>>,
-    r: &mut Bytes<'_>,
-    scratch: &mut Scratch<'_>,
-    s: &mut ValueFacts,
-    sink: &mut S,
-) -> Result<()> {
-    let fields = if by_ref {
-        let Some(t) = template else {
-            return Err(DecodeError::malformed(
-                r.offset(),
-                "hash template id",
-                "a template reference read without its template",
-            ));
-        };
-        if !values_in_listpack {
-            let at = r.offset();
-            let id = read_length(r, "hash template id")?;
-            if id != t.id {
+impl<S: ValueSink> Walk<'_, '_, '_, S> {
+    /// A hash on a field-name template (types 29–32): the field names inline (29, 31) or from
+    /// the template the scanner resolved (30, 32), then the values in a listpack whose first
+    /// entry is the template id (29, 30) or as one string each (31, 32).
+    #[inline]
+    pub(super) fn template_hash<const DEEP: bool>(
+        &mut self,
+        values_in_listpack: bool,
+        by_ref: bool,
+        template: Option<&Template<'_>>,
+    ) -> Result<()> {
+        let (r, scratch, s, sink) = self.parts();
+        let fields = if by_ref {
+            let Some(t) = template else {
                 return Err(DecodeError::malformed(
-                    at,
+                    r.offset(),
                     "hash template id",
-                    format!("template {id} where {} was resolved", t.id),
+                    "a template reference read without its template",
                 ));
+            };
+            if !values_in_listpack {
+                let at = r.offset();
+                let id = read_length(r, "hash template id")?;
+                if id != t.id {
+                    return Err(DecodeError::malformed(
+                        at,
+                        "hash template id",
+                        format!("template {id} where {} was resolved", t.id),
+                    ));
+                }
             }
-        }
-        if DEEP {
-            for name in t.names() {
-                s.element_len(name?.len());
-            }
-        }
-        t.field_count
-    } else {
-        inline_template_fields::<DEEP>(r, scratch, s)?
-    };
-    if values_in_listpack {
-        let at = r.offset();
-        let values = read_string(r, "hash template values")?;
-        if DEEP {
-            let (bytes, origin, compressed) = blob(values, at, &mut scratch.blob)?;
-            sink.container(bytes.len() as u64);
-            locate(template_values(bytes, origin, fields, s, sink), compressed)?;
-        }
-    } else {
-        for _ in 0..fields {
-            scratch.walked_to(r.offset());
-            let value = read_string(r, "hash template value")?;
             if DEEP {
-                s.string(&value)?;
-                s.largest_value = s.largest_value.max(value.len());
-                sink.value(value.len());
+                for name in t.names() {
+                    s.element_len(name?.len());
+                }
+            }
+            t.field_count
+        } else {
+            inline_template_fields::<DEEP>(r, scratch, s)?
+        };
+        if values_in_listpack {
+            let read = |bytes: &[u8], origin, sink: &mut S| {
+                template_values(bytes, origin, fields, s, sink)
+            };
+            read_container::<DEEP, S>(r, scratch, sink, "hash template values", read)?;
+        } else {
+            for _ in 0..fields {
+                scratch.walked_to(r.offset());
+                let value = read_string(r, "hash template value")?;
+                if DEEP {
+                    s.string(&value)?;
+                    s.largest_value = s.largest_value.max(value.len());
+                    sink.value(value.len());
+                }
             }
         }
+        if DEEP {
+            s.elements = Some(fields);
+            s.all_integers = false;
+        }
+        Ok(())
     }
-    if DEEP {
-        s.elements = Some(fields);
-        s.all_integers = false;
-    }
-    Ok(())
 }
 
 /// The field names of a self-contained template hash: a format (0: a listpack of names,

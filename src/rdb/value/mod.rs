@@ -7,15 +7,15 @@
 //! zipmap) are opened only when `DEEP`; LZF-compressed ones are decompressed into the
 //! caller's reusable buffer.
 //!
-//! The walk dispatches on the value's type to one module per family: `string`, `list`
-//! (linked lists, read with plain sets, and quicklists), `zset`, `hash` (plain, with field
-//! TTLs, and on a template), `stream`, `array`, and `container` for every value stored as
-//! one compact blob. Module values are skipped by [`super::module`].
+//! The walk dispatches on the value's type to a module per layout: `string`, `plain` (values
+//! stored one element at a time: linked lists, plain sets, sorted sets and hashes), `list`
+//! (quicklists), `hash` (hashes on a template), `stream`, `array`, and `container` for every
+//! value stored as one compact blob. Module values are skipped by [`super::module`].
 
 use super::bytes::Bytes;
 use super::element::Element;
 use super::error::{DecodeError, Result};
-use super::length::RdbString;
+use super::length::{read_string, RdbString};
 use super::listpack::{self, Listpack, ListpackIter};
 use super::module::{skip_module_value, ModuleId};
 use super::template::Template;
@@ -27,15 +27,16 @@ mod array;
 mod container;
 mod hash;
 mod list;
+mod plain;
 mod stream;
 mod string;
-mod zset;
 
+use plain::layout;
 pub use string::summarize_string_into;
 
 /// Stream bookkeeping beyond its entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StreamFacts {
+pub struct StreamBookkeeping {
     /// Radix-tree nodes, one listpack each.
     pub nodes: u64,
     /// Bytes of all node listpacks.
@@ -68,9 +69,10 @@ pub struct ValueFacts {
     pub list_nodes: u64,
     /// Quicklist nodes stored as a single plain element.
     pub plain_nodes: u64,
-    /// Σ sizes of the listpack entries the server would write for every element (members
-    /// and scores, fields and values, list elements): decides list → listpack, and sizes
-    /// the listpacks the server builds while loading.
+    /// Σ bytes of the listpack entries that encode every element (members and scores,
+    /// fields and values, list elements), by the listpack format: what the elements take in
+    /// one listpack, however the dump stores them. Whether the server builds one while
+    /// loading, and of what size, is the model's to say.
     pub listpack_estimate: u64,
     /// Bytes of the largest hash value of a template hash (decides whether it fits a
     /// listpack: its field names live in the shared template).
@@ -78,7 +80,7 @@ pub struct ValueFacts {
     /// Hash fields that carry a TTL (Redis 7.4+, Valkey 9).
     pub fields_with_ttl: u64,
     pub module: Option<ModuleId>,
-    pub stream: Option<StreamFacts>,
+    pub stream: Option<StreamBookkeeping>,
 }
 
 impl ValueFacts {
@@ -181,8 +183,13 @@ pub fn skip_value(
     r: &mut Bytes<'_>,
     scratch: &mut Scratch<'_>,
 ) -> Result<()> {
-    let mut unused = ValueFacts::default();
-    walk::<false, ()>(vt, template, r, scratch, &mut unused, &mut ())
+    Walk {
+        r,
+        scratch,
+        facts: &mut ValueFacts::default(),
+        sink: &mut (),
+    }
+    .value::<false>(vt, template)
 }
 
 /// Walks the value at `r` and describes it in `s` (overwritten), reporting its elements
@@ -200,7 +207,13 @@ pub fn summarize_value_into<S: ValueSink>(
         all_integers: true,
         ..ValueFacts::default()
     };
-    walk::<true, S>(vt, template, r, scratch, s, sink)
+    Walk {
+        r,
+        scratch,
+        facts: s,
+        sink,
+    }
+    .value::<true>(vt, template)
 }
 
 /// The bytes of a string that holds a container blob, decompressed if needed, and the
@@ -219,6 +232,27 @@ fn blob<'s>(
             "an integer where a ziplist/listpack/intset was expected",
         )),
     }
+}
+
+/// Reads a value's container blob at `r` and, when `DEEP`, tells the sink its size and
+/// hands its bytes (decompressed) and their origin to `read`, placing errors inside a
+/// compressed blob at the blob.
+#[inline(always)]
+fn read_container<const DEEP: bool, S: ValueSink>(
+    r: &mut Bytes<'_>,
+    scratch: &mut Scratch<'_>,
+    sink: &mut S,
+    reading: &'static str,
+    read: impl FnOnce(&[u8], u64, &mut S) -> Result<()>,
+) -> Result<()> {
+    let at = r.offset();
+    let container = read_string(r, reading)?;
+    if DEEP {
+        let (bytes, origin, compressed) = blob(container, at, &mut scratch.blob)?;
+        sink.container(bytes.len() as u64);
+        locate(read(bytes, origin, sink), compressed)?;
+    }
+    Ok(())
 }
 
 /// Places an error found in decompressed bytes at the compressed blob it came from.
@@ -247,8 +281,8 @@ fn for_each_listpack(
     Ok((n as u64, lp.total_bytes as u64))
 }
 
-/// The entries of a ziplist or of a listpack, each with the size of the listpack entry
-/// holding it once loaded (the server rewrites ziplists as listpacks while loading). Values
+/// The entries of a ziplist or of a listpack, each with the bytes of the listpack entry
+/// that encodes it (a ziplist entry's as the listpack format would encode it). Values
 /// stored either way are read by one loop over this, so their per-entry code is compiled
 /// once, in line: a visitor closure shared by a ziplist loop and a listpack loop was
 /// called out of line whenever the crate's codegen units moved.
@@ -283,59 +317,72 @@ impl<'a> Iterator for PackedEntries<'a> {
     }
 }
 
-/// The walk behind [`skip_value`] and [`summarize_value_into`]: an arm per type, each its
-/// family's walk.
-///
-/// Every generic walk of the family modules is `#[inline]`: rustc then instantiates it in
-/// this function's codegen unit, as when the walker was one module. Without it each family
-/// module is a codegen unit of its own, the crate's units are merged otherwise, and the
-/// hot loops compile differently (the hash-listpack visitor went out of line: +1.5 %
-/// instructions on `report`, mix-small).
-fn walk<const DEEP: bool, S: ValueSink>(
-    vt: ValueType,
-    template: Option<&Template<'_>>,
-    r: &mut Bytes<'_>,
-    scratch: &mut Scratch<'_>,
-    s: &mut ValueFacts,
-    sink: &mut S,
-) -> Result<()> {
-    use ValueType::*;
-    scratch.start(r.offset());
-    match vt {
-        String => string::walk_string::<DEEP>(r, s)?,
-        ListLinked | SetPlain => list::walk_linked_list_or_set::<DEEP, S>(vt, r, scratch, s, sink)?,
-        ZSetText | ZSetBinary => zset::walk_plain_zset::<DEEP, S>(vt, r, scratch, s, sink)?,
-        HashPlain => hash::walk_plain_hash::<DEEP, S>(r, scratch, s, sink)?,
-        HashMetadata | HashMetadataPreGa => {
-            hash::walk_hash_with_ttls::<DEEP, S>(vt, r, scratch, s, sink)?
-        }
-        ValkeyHash2 => hash::walk_valkey_hash::<DEEP, S>(r, scratch, s, sink)?,
-        ModulePreGa => {
-            return Err(DecodeError::malformed(
-                r.offset(),
-                "module value",
-                "pre-GA module value (type 6) cannot be skipped without its module",
-            ))
-        }
-        Module2 => {
-            let id = skip_module_value(r)?;
-            s.module = Some(id);
-        }
-        ListQuicklist | ListQuicklist2 => list::walk_quicklist::<DEEP, S>(vt, r, scratch, s, sink)?,
-        HashZipmap | ListZiplist | SetIntset | ZSetZiplist | HashZiplist | HashListpack
-        | ZSetListpack | SetListpack | HashListpackEx | HashListpackExPreGa => {
-            container::walk_container::<DEEP, S>(vt, r, scratch, s, sink)?
-        }
-        Stream(version) => stream::walk_stream::<DEEP, S>(version, r, scratch, s, sink)?,
-        Array => array::walk_array::<DEEP, S>(r, scratch, s, sink)?,
-        HashTemplateListpack { by_ref } => {
-            hash::walk_template_hash::<DEEP, S>(true, by_ref, template, r, scratch, s, sink)?
-        }
-        HashTemplateArray { by_ref } => {
-            hash::walk_template_hash::<DEEP, S>(false, by_ref, template, r, scratch, s, sink)?
-        }
+/// One walk over a value: the cursor, the reusable buffers, what the walk learns and where
+/// its elements go. Each family module adds its walks as methods.
+struct Walk<'w, 'data, 'p, S> {
+    r: &'w mut Bytes<'data>,
+    scratch: &'w mut Scratch<'p>,
+    facts: &'w mut ValueFacts,
+    sink: &'w mut S,
+}
+
+impl<'data, 'p, S> Walk<'_, 'data, 'p, S> {
+    /// The cursor, the buffers, the facts and the sink, to use side by side.
+    #[inline(always)]
+    fn parts(&mut self) -> (&mut Bytes<'data>, &mut Scratch<'p>, &mut ValueFacts, &mut S) {
+        (self.r, self.scratch, self.facts, self.sink)
     }
-    Ok(())
+}
+
+impl<S: ValueSink> Walk<'_, '_, '_, S> {
+    /// The walk behind [`skip_value`] and [`summarize_value_into`]: an arm per type, each its
+    /// family's walk.
+    ///
+    /// Every generic walk of the family modules is `#[inline]`: rustc then instantiates it in
+    /// this function's codegen unit, as when the walker was one module. Without it each family
+    /// module is a codegen unit of its own, the crate's units are merged otherwise, and the
+    /// hot loops compile differently (the hash-listpack visitor went out of line: +1.5 %
+    /// instructions on `report`, mix-small).
+    fn value<const DEEP: bool>(
+        &mut self,
+        vt: ValueType,
+        template: Option<&Template<'_>>,
+    ) -> Result<()> {
+        use ValueType::*;
+        self.scratch.start(self.r.offset());
+        match vt {
+            String => string::walk_string::<DEEP>(self.r, self.facts)?,
+            ListLinked | SetPlain => self.one_by_one::<DEEP, { layout::STRING }>(vt)?,
+            ZSetText | ZSetBinary => self.one_by_one::<DEEP, { layout::ZSET }>(vt)?,
+            HashPlain | HashMetadata | HashMetadataPreGa => {
+                self.one_by_one::<DEEP, { layout::HASH }>(vt)?
+            }
+            ValkeyHash2 => self.one_by_one::<DEEP, { layout::VALKEY_HASH }>(vt)?,
+            ModulePreGa => {
+                return Err(DecodeError::malformed(
+                    self.r.offset(),
+                    "module value",
+                    "pre-GA module value (type 6) cannot be skipped without its module",
+                ))
+            }
+            Module2 => {
+                let id = skip_module_value(self.r)?;
+                self.facts.module = Some(id);
+            }
+            ListQuicklist | ListQuicklist2 => self.quicklist::<DEEP>(vt)?,
+            HashZipmap | ListZiplist | SetIntset | ZSetZiplist | HashZiplist | HashListpack
+            | ZSetListpack | SetListpack | HashListpackEx | HashListpackExPreGa => {
+                self.container::<DEEP>(vt)?
+            }
+            Stream(version) => self.stream::<DEEP>(version)?,
+            Array => self.array::<DEEP>()?,
+            HashTemplateListpack { by_ref } => {
+                self.template_hash::<DEEP>(true, by_ref, template)?
+            }
+            HashTemplateArray { by_ref } => self.template_hash::<DEEP>(false, by_ref, template)?,
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
