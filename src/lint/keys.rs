@@ -77,9 +77,9 @@ impl KeyRules {
         let key = &*k.key;
         // Counts `k` under a rule and keeps it as a finding if it is among the worst.
         let mut found = |rule: Rule, value: i64, threshold: i64, saving: Option<u64>| {
-            let summary = &mut self.rules[rule as usize];
-            if summary.tally(1, k.memory_bytes) {
-                summary.keep(Finding {
+            let rule_tally = &mut self.rules[rule as usize];
+            if rule_tally.tally(1, k.memory_bytes) {
+                rule_tally.keep(Finding {
                     rule,
                     db: Some(k.db),
                     subject: Subject::Key(k.key.as_ref().into()),
@@ -539,7 +539,7 @@ pub fn outside_charset(key: &[u8]) -> usize {
 }
 
 /// What [`KeyRules`] hold beside their configuration, as summary.json's mergeable state
-/// writes it: each rule's summary (worst findings trimmed to the cap) by rule, and the
+/// writes it: each rule's tally (worst findings trimmed to the cap) by rule, and the
 /// small-string pattern table.
 #[derive(Serialize, Deserialize)]
 pub struct KeyRulesState {
@@ -557,10 +557,10 @@ impl Serialize for KeyRules {
         let rules = Rule::ALL
             .into_iter()
             .zip(&self.rules)
-            .map(|(rule, summary)| {
-                let mut summary = summary.clone();
-                summary.trim();
-                (rule, summary)
+            .map(|(rule, tally)| {
+                let mut tally = tally.clone();
+                tally.trim();
+                (rule, tally)
             })
             .collect();
         Borrowed {
@@ -587,9 +587,9 @@ impl KeyRules {
                 profile,
             },
         );
-        for (rule, mut summary) in state.rules {
-            summary.trim();
-            rules.rules[rule as usize] = summary;
+        for (rule, mut tally) in state.rules {
+            tally.trim();
+            rules.rules[rule as usize] = tally;
         }
         rules.strings = state.strings;
         rules
