@@ -476,7 +476,6 @@ fn a_dump_diffed_with_itself_has_no_change_and_alerts_exit_1() {
     assert!(elements_row(&with_v3).is_some(), "{with_v3}");
 }
 
-/// The `<tr>` of the table `id` in `html` whose first cell is `name`.
 /// The summary.json the previous release wrote (schema version 2) of a dump compares with
 /// the dump itself: the same keys, memory, elements and findings, no note.
 #[test]
@@ -519,6 +518,7 @@ fn a_summary_the_previous_release_wrote_compares_with_its_dump() {
     );
 }
 
+/// The `<tr>` of the table `id` in `html` whose first cell is `name`.
 fn html_row<'a>(html: &'a str, id: &str, name: &str) -> &'a str {
     let table = html
         .split(&format!("<table id=\"{id}\">"))

@@ -170,11 +170,6 @@ impl TopN {
         }
     }
 
-    /// Empty, ranking the same dump's keys by the same metric.
-    pub fn like(&self) -> Self {
-        TopN::new(self.n, self.metric, self.file)
-    }
-
     /// A key of this ranking's dump as one number that orders like [`TopKey`]: its value,
     /// then its position (earlier ranks higher: `!offset`).
     #[inline]

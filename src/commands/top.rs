@@ -5,14 +5,16 @@ use super::{keep_verdict, Outcome};
 use crate::aggregates::top::{Metric, TopN};
 use crate::model::key_stats::KeyStats;
 use crate::pass::analysis;
-use crate::pass::fold::{OrderedFold, TotalsAnd};
+use crate::pass::fold::Aggregator;
 use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
+use crate::pass::totals::Totals;
 use crate::report::run::notes::{file_notes, partial_banner};
 use crate::report::run::summary::TopJson;
 use crate::report::run::{csv_files, tables};
 use crate::report::text_table::notes_section;
 use std::io::{self, Write};
+use std::ops::AddAssign;
 use std::path::PathBuf;
 
 /// What `top` was asked for.
@@ -26,25 +28,47 @@ pub struct Config {
     pub progress: ProgressMode,
 }
 
-/// The ranking: kept in file order by chunks, like the rollups (any order would rank the
-/// same).
-impl OrderedFold for TopN {
-    fn like(&self) -> Self {
-        TopN::like(self)
+/// The ranking, and totals for the per-file breakdown. Nothing depends on the order keys
+/// come in: each pool thread ranks its keys, and the rankings merge with `+=`.
+struct Ranking {
+    totals: Totals,
+    top: TopN,
+}
+
+impl Aggregator for Ranking {
+    fn add(&mut self, key: &KeyStats<'_>) {
+        self.totals.add(key);
+        self.top.add(key);
     }
 
-    fn add(&mut self, key: &KeyStats<'_>) {
-        TopN::add(self, key);
+    type InOrder = ();
+
+    fn in_order(&self) {}
+
+    fn add_in_order((): &mut (), _: &KeyStats<'_>) {}
+
+    fn merge_in_order(&mut self, (): ()) {}
+
+    fn totals(&self) -> &Totals {
+        &self.totals
+    }
+}
+
+impl AddAssign for Ranking {
+    fn add_assign(&mut self, o: Ranking) {
+        self.totals += o.totals;
+        self.top += o.top;
     }
 }
 
 pub fn run(args: &Config, mut out: impl Write) -> io::Result<Outcome> {
     let options = &args.options;
     let progress = Progress::for_files(args.progress, &args.dumps);
-    let a = analysis::analyze(&args.dumps, options, &progress, |source| {
-        TotalsAnd::new(TopN::new(args.n, args.by, source.file))
+    let a = analysis::analyze(&args.dumps, options, &progress, |source| Ranking {
+        totals: Totals::default(),
+        top: TopN::new(args.n, args.by, source.file),
     })?;
-    let top = &a.merged.fold;
+    let top = &a.merged.top;
     let outcome = Outcome::of(a.failed(), false);
     let filtered = !options.filter.is_empty();
     let mut notes = file_notes(&a.files);

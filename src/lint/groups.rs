@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 /// Listpack entry overhead of a short string: encoding byte and back-length byte.
 const ENTRY_OVERHEAD: u64 = 2;
 
-/// Every enabled rule's summary, per-key rules from `keys`, group rules from `a`.
+/// Every enabled rule's tally, per-key rules from `keys`, group rules from `a`.
 pub fn evaluate(a: &Analysis<Aggregates>, keys: KeyRules) -> LintReport {
     let config = keys.config().clone();
     let cap = config.max_findings;

@@ -63,7 +63,7 @@ impl KeyRules {
         &self.config
     }
 
-    /// The per-key rules' summaries, by rule.
+    /// The per-key rules' tallies, by rule.
     pub fn into_rules(self) -> impl Iterator<Item = (Rule, RuleTally)> {
         Rule::ALL.into_iter().zip(self.rules)
     }

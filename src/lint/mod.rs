@@ -7,7 +7,7 @@
 //! as a [`RuleTally`]: exact counts and sums, and the worst findings up to a cap, so
 //! memory stays bounded whatever the number of violating keys.
 //!
-//! Layer: aggregates, beside (above) `aggregates`, whose tables the group rules read. May
+//! Layer: aggregates, beside (above) the `aggregates` module, whose tables the group rules read. May
 //! import `rdb`, `text`, the `model`, the `pass` and `aggregates`; never `report`, `commands`
 //! or `flags`.
 
@@ -32,8 +32,10 @@ use std::ops::AddAssign;
 use std::sync::Arc;
 
 /// How serious a finding is: `error` = the specifications say "mandatory", `warn` =
-/// "recommended", `info` = advice. Ordered, so `--fail-on` compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// "recommended", `info` = advice. Ordered, so `--fail-on` compares; JSON names it as
+/// [`Severity::name`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
     Warn,
@@ -458,7 +460,7 @@ impl RuleTally {
     }
 }
 
-/// The outcome of a lint: one summary per enabled rule, in [`Rule::ALL`] order.
+/// The outcome of a lint: one tally per enabled rule, in [`Rule::ALL`] order.
 #[derive(Debug)]
 pub struct LintReport {
     pub rules: Vec<(Rule, RuleTally)>,

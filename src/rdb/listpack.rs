@@ -18,8 +18,6 @@ pub struct Listpack<'a> {
     entries: Bytes<'a>,
     /// Count from the header; `None` when it saturated at 65535.
     pub declared_len: Option<u16>,
-    /// Size of the whole blob in bytes.
-    pub total_bytes: usize,
 }
 
 impl<'a> Listpack<'a> {
@@ -28,7 +26,6 @@ impl<'a> Listpack<'a> {
         Ok(Listpack {
             entries,
             declared_len,
-            total_bytes: blob.len(),
         })
     }
 

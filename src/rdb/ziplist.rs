@@ -10,19 +10,17 @@ use super::error::Result;
 
 const HEADER: usize = 10;
 
+/// A validated ziplist header over a blob. Its declared count is not kept: every reader
+/// counts the entries it reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Ziplist<'a> {
     entries: Bytes<'a>,
-    pub declared_len: Option<u16>,
 }
 
 impl<'a> Ziplist<'a> {
     pub fn parse(blob: &'a [u8], origin: u64) -> Result<Self> {
-        let (entries, declared_len) = compact_entries(blob, origin, HEADER, "ziplist header")?;
-        Ok(Ziplist {
-            entries,
-            declared_len,
-        })
+        let (entries, _) = compact_entries(blob, origin, HEADER, "ziplist header")?;
+        Ok(Ziplist { entries })
     }
 
     pub fn iter(&self) -> ZiplistIter<'a> {

@@ -7,7 +7,6 @@ use super::human::bytes;
 use super::text_table::table;
 use super::text_table::{output_width, wrap, wrap_indented, Keep, LIST_SEPARATOR};
 use crate::lint::{Finding, LintReport, Severity, Subject, Thresholds};
-use crate::report::run::summary::sorted_keys;
 use crate::text::escape::{escape_key, neutralize_formula, text_and_base64};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -112,7 +111,7 @@ pub struct FindingJson {
     pub rule: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saving_bytes: Option<u64>,
-    pub severity: SeverityName,
+    pub severity: Severity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,36 +132,16 @@ pub struct RuleJson {
     pub keys: u64,
     pub memory_bytes: u64,
     pub rule: String,
-    pub severity: SeverityName,
+    pub severity: Severity,
 }
 
-/// A severity as JSON names it (`error`, `warn`, `info`), ordered as [`Severity`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SeverityName {
-    Info,
-    Warn,
-    Error,
-}
-
-impl From<Severity> for SeverityName {
-    fn from(s: Severity) -> Self {
-        match s {
-            Severity::Info => SeverityName::Info,
-            Severity::Warn => SeverityName::Warn,
-            Severity::Error => SeverityName::Error,
-        }
-    }
-}
-
-impl SeverityName {
-    pub fn name(self) -> &'static str {
-        match self {
-            SeverityName::Info => "info",
-            SeverityName::Warn => "warn",
-            SeverityName::Error => "error",
-        }
-    }
+/// Writes `value` with its object keys in alphabetical order, as a `serde_json::Value`
+/// holds them (summary.json's objects whose fields are not a struct's). Here, below the
+/// run's summary.json that uses it too.
+pub fn sorted_keys<T: Serialize, S: serde::Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    serde_json::to_value(value)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(s)
 }
 
 /// Thresholds this rdbscope's rules read; `None` for any other object (an older
@@ -190,7 +169,7 @@ impl FindingJson {
             pattern_base64: None,
             rule: f.rule.id().to_string(),
             saving_bytes: f.saving_bytes,
-            severity: f.rule.severity().into(),
+            severity: f.rule.severity(),
             slot: None,
             tag: None,
             tag_base64: None,
@@ -244,7 +223,7 @@ impl LintJson {
                     keys: s.keys,
                     memory_bytes: s.memory_bytes,
                     rule: rule.id().to_string(),
-                    severity: rule.severity().into(),
+                    severity: rule.severity(),
                 })
                 .collect(),
             thresholds: thresholds.cloned(),

@@ -214,6 +214,7 @@ impl<E: OrderedFold> Aggregator for WithExtra<E> {
 
     fn trim(&mut self) {
         self.linted.trim();
+        self.extra.trim();
     }
 
     fn totals(&self) -> &Totals {

@@ -5,11 +5,11 @@
 use super::super::element::Element;
 use super::super::error::{DecodeError, Result};
 use super::super::intset::Intset;
-use super::super::listpack;
+use super::super::listpack::{self, Listpack};
 use super::super::value_sink::ValueSink;
 use super::super::value_type::ValueType;
 use super::super::zipmap::Zipmap;
-use super::{for_each_listpack, read_container, PackedEntries, ValueFacts, Walk};
+use super::{read_container, PackedEntries, ValueFacts, Walk};
 
 impl<S: ValueSink> Walk<'_, '_, '_, S> {
     /// A value stored as one container blob, after the leading minimum expiry of a listpack
@@ -140,12 +140,15 @@ fn summarize_container<S: ValueSink>(
         }
         SetListpack => {
             let mut ints = true;
-            let (n, _) = for_each_listpack(bytes, origin, |_, e, size| {
+            let mut n = 0u64;
+            for entry in Listpack::parse(bytes, origin)?.iter() {
+                let (e, size) = entry?;
                 largest = largest.max(e.len());
                 ints &= e.is_integer();
                 m.member(e.len());
                 est = est.saturating_add(size);
-            })?;
+                n = n.saturating_add(1);
+            }
             s.all_integers = ints;
             s.elements = Some(n);
         }
@@ -164,8 +167,10 @@ fn summarize_container<S: ValueSink>(
         HashListpackEx | HashListpackExPreGa => {
             let mut with_ttl = 0u64;
             let (mut field_len, mut value_len) = (0, 0);
-            let (n, _) = for_each_listpack(bytes, origin, |i, e, size| {
-                match i % 3 {
+            let mut n = 0u64;
+            for entry in Listpack::parse(bytes, origin)?.iter() {
+                let (e, size) = entry?;
+                match n % 3 {
                     0 => field_len = e.len(),
                     1 => value_len = e.len(),
                     _ => {
@@ -175,11 +180,12 @@ fn summarize_container<S: ValueSink>(
                         m.value(value_len);
                     }
                 }
-                if i % 3 != 2 {
+                if n % 3 != 2 {
                     largest = largest.max(e.len());
                 }
                 est = est.saturating_add(size);
-            })?;
+                n = n.saturating_add(1);
+            }
             s.fields_with_ttl = with_ttl;
             s.elements = Some(pairs(n, origin, "hash entries", 3)?);
         }

@@ -8,7 +8,7 @@ use super::super::length::{read_count, read_length, read_string};
 use super::super::listpack::Listpack;
 use super::super::template::{FieldOrder, Template};
 use super::super::value_sink::ValueSink;
-use super::{blob, for_each_listpack, locate, read_container, Scratch, ValueFacts, Walk};
+use super::{blob, locate, read_container, Scratch, ValueFacts, Walk};
 
 impl<S: ValueSink> Walk<'_, '_, '_, S> {
     /// A hash on a field-name template (types 29–32): the field names inline (29, 31) or from
@@ -147,14 +147,17 @@ fn template_values(
     const READING: &str = "hash template values";
     let mut first_is_id = false;
     let mut largest = 0;
-    let (n, _) = for_each_listpack(bytes, origin, |i, e, _| {
-        if i == 0 {
+    let mut n = 0u64;
+    for entry in Listpack::parse(bytes, origin)?.iter() {
+        let (e, _) = entry?;
+        if n == 0 {
             first_is_id = matches!(e, Element::Int(id) if id >= 0);
         } else {
             largest = largest.max(e.len());
             sink.value(e.len());
         }
-    })?;
+        n = n.saturating_add(1);
+    }
     s.largest_value = largest;
     s.largest_element = s.largest_element.max(largest);
     if n == 0 || !first_is_id {

@@ -263,24 +263,6 @@ fn locate<T>(result: Result<T>, compressed_at: Option<u64>) -> Result<T> {
     }
 }
 
-/// Iterates a listpack's entries, calling `f` with each entry's index, element and size;
-/// returns the entry count and the listpack's bytes.
-#[inline(always)]
-fn for_each_listpack(
-    bytes: &[u8],
-    origin: u64,
-    mut f: impl FnMut(usize, Element<'_>, u64),
-) -> Result<(u64, u64)> {
-    let lp = Listpack::parse(bytes, origin)?;
-    let mut n = 0usize;
-    for e in lp.iter() {
-        let (element, size) = e?;
-        f(n, element, size);
-        n = n.saturating_add(1);
-    }
-    Ok((n as u64, lp.total_bytes as u64))
-}
-
 /// The entries of a ziplist or of a listpack, each with the bytes of the listpack entry
 /// that encodes it (a ziplist entry's as the listpack format would encode it). Values
 /// stored either way are read by one loop over this, so their per-entry code is compiled

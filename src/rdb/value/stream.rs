@@ -5,8 +5,9 @@
 use super::super::element::Element;
 use super::super::error::{DecodeError, Result};
 use super::super::length::{read_count, read_length, read_string};
+use super::super::listpack::Listpack;
 use super::super::value_sink::ValueSink;
-use super::{blob, for_each_listpack, locate, StreamBookkeeping, Walk};
+use super::{blob, locate, StreamBookkeeping, Walk};
 
 impl<S: ValueSink> Walk<'_, '_, '_, S> {
     /// A stream: its entries' nodes, then its bookkeeping ([`StreamBookkeeping`]).
@@ -38,12 +39,14 @@ impl<S: ValueSink> Walk<'_, '_, '_, S> {
             if DEEP {
                 let (bytes, origin, compressed) = blob(lp, at, &mut scratch.blob)?;
                 let mut largest = s.largest_element;
-                let listed = for_each_listpack(bytes, origin, |_, e, _| {
-                    if let Element::Bytes(b) = e {
+                let mut entries = 0u64;
+                for entry in locate(Listpack::parse(bytes, origin), compressed)?.iter() {
+                    if let (Element::Bytes(b), _) = locate(entry, compressed)? {
                         largest = largest.max(b.len() as u64);
                     }
-                });
-                let (entries, total) = locate(listed, compressed)?;
+                    entries = entries.saturating_add(1);
+                }
+                let total = bytes.len() as u64;
                 listpack_entries = listpack_entries.saturating_add(entries);
                 s.largest_element = largest;
                 st.listpack_bytes = st.listpack_bytes.saturating_add(total);

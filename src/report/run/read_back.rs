@@ -9,34 +9,36 @@ use serde::Deserialize;
 impl SummaryJson {
     /// A summary.json file's text (`origin` names it in errors): refused with a clear
     /// message when it is not one, or of a schema version this rdbscope does not read.
+    /// Parsed once; a file that does not parse is looked at again only to say why.
     pub fn parse(text: &str, origin: &str) -> Result<SummaryJson, String> {
-        /// The one field read before the rest, to say which version a refused file has.
-        #[derive(Deserialize)]
-        struct Head {
-            schema_version: Option<serde_json::Value>,
-        }
-        let head: Head = serde_json::from_str(text)
-            .map_err(|e| format!("{origin}: not JSON ({e}): expected a summary.json"))?;
-        let version = match head.schema_version {
-            Some(v) => v.as_u64().ok_or_else(|| {
-                format!("{origin}: schema_version is {v}, not a number: not a summary.json")
-            })?,
-            None => {
-                return Err(format!(
-                    "{origin}: no schema_version: not a summary.json written by rdbscope report"
-                ))
+        match serde_json::from_str::<SummaryJson>(text) {
+            Ok(summary) => {
+                check_version(u64::from(summary.schema_version), origin)?;
+                Ok(summary)
             }
-        };
-        // Version 2 added fields only (`state`); 3 changed what a string's elements are
-        // (`reconcile_elements`): all read the same way.
-        if !(1..=u64::from(SCHEMA_VERSION)).contains(&version) {
-            return Err(format!(
-                "{origin}: summary.json schema_version {version}: this rdbscope reads versions \
-                 1 to {SCHEMA_VERSION}; compare it with the rdbscope that wrote it, or run the \
-                 report again"
-            ));
+            Err(e) => {
+                /// The one field that says which version a refused file has.
+                #[derive(Deserialize)]
+                struct Head {
+                    schema_version: Option<serde_json::Value>,
+                }
+                let head: Head = serde_json::from_str(text)
+                    .map_err(|e| format!("{origin}: not JSON ({e}): expected a summary.json"))?;
+                let version = match head.schema_version {
+                    Some(v) => v.as_u64().ok_or_else(|| {
+                        format!("{origin}: schema_version is {v}, not a number: not a summary.json")
+                    })?,
+                    None => {
+                        return Err(format!(
+                            "{origin}: no schema_version: not a summary.json written by rdbscope \
+                             report"
+                        ))
+                    }
+                };
+                check_version(version, origin)?;
+                Err(format!("{origin}: not a summary.json: {e}"))
+            }
         }
-        serde_json::from_str(text).map_err(|e| format!("{origin}: not a summary.json: {e}"))
     }
 
     /// Written by an rdbscope that counted a string's length as its elements: a schema
@@ -114,6 +116,19 @@ impl SummaryJson {
             older.schema_version
         ))
     }
+}
+
+/// Refuses a schema version this rdbscope does not read. Version 2 added fields only
+/// (`state`); 3 changed what a string's elements are (`reconcile_elements`): all read the
+/// same way.
+fn check_version(version: u64, origin: &str) -> Result<(), String> {
+    if (1..=u64::from(SCHEMA_VERSION)).contains(&version) {
+        return Ok(());
+    }
+    Err(format!(
+        "{origin}: summary.json schema_version {version}: this rdbscope reads versions 1 to \
+         {SCHEMA_VERSION}; compare it with the rdbscope that wrote it, or run the report again"
+    ))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::pass::scan::ChecksumVerdict;
 use crate::pass::totals::Counts;
 use crate::rdb::RedisType;
 use crate::report::info::AllocatorJson;
+use crate::report::lint::sorted_keys;
 use crate::report::lint::LintJson;
 use crate::text::escape::{escape_key, text_and_base64};
 use serde::{Deserialize, Serialize};
@@ -168,14 +169,6 @@ pub struct ServerJson {
 pub struct ConfigJson {
     pub name: String,
     pub value: String,
-}
-
-/// Writes `value` with its object keys in alphabetical order, as a `serde_json::Value`
-/// holds them.
-pub fn sorted_keys<T: Serialize, S: serde::Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-    serde_json::to_value(value)
-        .map_err(serde::ser::Error::custom)?
-        .serialize(s)
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,7 +3,8 @@
 //! findings, encoding crossings, alerts), [`Diff`] holding them all. diff.json is these
 //! types serialized (docs/diff-json.md).
 
-use crate::report::lint::SeverityName;
+use crate::aggregates::figure::percent_of;
+use crate::lint::Severity;
 use crate::report::run::summary::{CountsJson, TopKeyJson};
 use serde::Serialize;
 
@@ -58,7 +59,7 @@ impl MetricChange {
             old,
             new,
             change: signed_change(old, new),
-            change_percent: (old > 0).then(|| (new as f64 - old as f64) * 100.0 / old as f64),
+            change_percent: percent_of(new as f64 - old as f64, old),
         }
     }
 }
@@ -335,7 +336,7 @@ pub struct TtlChange {
 #[derive(Clone, Debug, Serialize)]
 pub struct RuleChange {
     pub rule: String,
-    pub severity: SeverityName,
+    pub severity: Severity,
     pub findings: MetricChange,
     pub keys: MetricChange,
     pub memory_bytes: MetricChange,
@@ -344,7 +345,7 @@ pub struct RuleChange {
 #[derive(Clone, Debug, Serialize)]
 pub struct FindingChange {
     pub rule: String,
-    pub severity: SeverityName,
+    pub severity: Severity,
     pub db: Option<u64>,
     pub subject_kind: &'static str,
     pub subject: String,

@@ -15,8 +15,9 @@ mod changes;
 pub use changes::*;
 
 use crate::aggregates::figure::percent_of;
+use crate::lint::{Severity, Thresholds};
 use crate::model::encoding::Encoding;
-use crate::report::lint::{FindingJson, LintJson, SeverityName};
+use crate::report::lint::{FindingJson, LintJson};
 use crate::report::run::summary::{
     CountsJson, FileJson, GroupJson, GroupTableJson, PatternEncodingJson, PatternEncodingsJson,
     SummaryJson, TopKeyJson,
@@ -424,7 +425,7 @@ fn lint_change(old: &SummaryJson, new: &SummaryJson) -> Option<LintChange> {
     let rules: Vec<RuleChange> = paired(&old.summary, &new.summary, |r| r.rule.clone())
         .into_iter()
         .map(|(rule, o, n)| RuleChange {
-            severity: n.or(o).map_or(SeverityName::Info, |r| r.severity),
+            severity: n.or(o).map_or(Severity::Info, |r| r.severity),
             findings: MetricChange::new(o.map_or(0, |r| r.findings), n.map_or(0, |r| r.findings)),
             keys: MetricChange::new(o.map_or(0, |r| r.keys), n.map_or(0, |r| r.keys)),
             memory_bytes: MetricChange::new(
@@ -571,7 +572,9 @@ fn notes(old: &SummaryJson, new: &SummaryJson) -> Vec<String> {
             ));
         }
     }
-    let thresholds = |s: &SummaryJson| s.lint.as_ref().and_then(|l| l.thresholds.clone());
+    fn thresholds(s: &SummaryJson) -> Option<&Thresholds> {
+        s.lint.as_ref()?.thresholds.as_ref()
+    }
     if thresholds(old) != thresholds(new) {
         notes.push("the runs judged lint findings by different thresholds or rules".into());
     }
