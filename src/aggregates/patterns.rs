@@ -4,7 +4,7 @@
 //! `user:42:*` under `user:42`.
 
 use super::groups::GroupTable;
-use super::prefixes::{find_delimiter, PrefixConfig};
+use super::prefixes::{find_delimiter, PrefixConfig, Segmenting};
 use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
@@ -65,14 +65,8 @@ fn is_uuid(s: &[u8]) -> bool {
 
 #[derive(Serialize, Deserialize)]
 pub struct Patterns {
-    #[serde(
-        serialize_with = "super::state_fields::bytes::serialize",
-        deserialize_with = "super::state_fields::bytes::deserialize_non_empty"
-    )]
-    delimiter: Vec<u8>,
-    /// [`PrefixConfig::under`].
-    #[serde(with = "super::state_fields::bytes")]
-    under: Vec<u8>,
+    #[serde(flatten)]
+    segmenting: Segmenting,
     table: GroupTable,
     /// The pattern being built, reused from key to key.
     #[serde(skip)]
@@ -86,8 +80,7 @@ pub struct Patterns {
 impl Patterns {
     pub fn new(config: &PrefixConfig) -> Self {
         Patterns {
-            delimiter: config.delimiter.clone(),
-            under: config.under.clone(),
+            segmenting: Segmenting::of(config),
             table: GroupTable::new(config.cap),
             scratch: Vec::new(),
             delimiters: Vec::new(),
@@ -97,8 +90,7 @@ impl Patterns {
     /// No key counted yet, with the same settings.
     pub fn like(&self) -> Self {
         Patterns {
-            delimiter: self.delimiter.clone(),
-            under: self.under.clone(),
+            segmenting: self.segmenting.clone(),
             table: self.table.like(),
             scratch: Vec::new(),
             delimiters: Vec::new(),
@@ -107,29 +99,20 @@ impl Patterns {
 
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        match Some(&self.under[..])
+        let Segmenting { delimiter, under } = &self.segmenting;
+        match Some(&under[..])
             .filter(|under| !under.is_empty())
             .and_then(|under| k.key.strip_prefix(under))
         {
             Some(rest) => {
-                segment(
-                    rest,
-                    &self.delimiter,
-                    &mut self.scratch,
-                    &mut self.delimiters,
-                );
-                self.scratch.splice(0..0, self.under.iter().copied());
-                let under = self.under.len();
+                segment(rest, delimiter, &mut self.scratch, &mut self.delimiters);
+                self.scratch.splice(0..0, under.iter().copied());
+                let under = under.len();
                 self.delimiters
                     .iter_mut()
                     .for_each(|at| *at = at.saturating_add(under));
             }
-            _ => segment(
-                &k.key,
-                &self.delimiter,
-                &mut self.scratch,
-                &mut self.delimiters,
-            ),
+            _ => segment(&k.key, delimiter, &mut self.scratch, &mut self.delimiters),
         }
         self.table.add(&self.scratch, k);
     }
@@ -143,7 +126,7 @@ impl Patterns {
     /// Whether these patterns split keys as `prefixes` do: then the prefixes of a key are
     /// read from its [`Patterns::delimiters`].
     pub fn segments_like(&self, prefixes: &super::prefixes::Prefixes) -> bool {
-        self.delimiter == prefixes.delimiter() && self.under == prefixes.under()
+        self.segmenting == *prefixes.segmenting()
     }
 
     pub fn table(&self) -> &GroupTable {
@@ -164,7 +147,7 @@ impl Patterns {
     /// rules that group keys by pattern then reuse [`Patterns::current`] rather than build
     /// it again.
     pub fn built_with(&self, delimiter: &[u8]) -> bool {
-        self.delimiter == delimiter && self.under.is_empty()
+        self.segmenting.delimiter == delimiter && self.segmenting.under.is_empty()
     }
 }
 

@@ -47,6 +47,28 @@ impl Default for PrefixConfig {
     }
 }
 
+/// How a rollup cuts keys into segments, kept with its tables: [`PrefixConfig`]'s
+/// `delimiter` and `under`.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segmenting {
+    #[serde(
+        serialize_with = "super::state_fields::bytes::serialize",
+        deserialize_with = "super::state_fields::bytes::deserialize_non_empty"
+    )]
+    pub delimiter: Vec<u8>,
+    #[serde(with = "super::state_fields::bytes")]
+    pub under: Vec<u8>,
+}
+
+impl Segmenting {
+    pub fn of(config: &PrefixConfig) -> Self {
+        Segmenting {
+            delimiter: config.delimiter.clone(),
+            under: config.under.clone(),
+        }
+    }
+}
+
 /// Position of the first `delimiter` in `hay` at or after `from`.
 #[inline]
 pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize> {
@@ -60,13 +82,8 @@ pub fn find_delimiter(hay: &[u8], from: usize, delimiter: &[u8]) -> Option<usize
 
 #[derive(Serialize, Deserialize)]
 pub struct Prefixes {
-    #[serde(
-        serialize_with = "super::state_fields::bytes::serialize",
-        deserialize_with = "super::state_fields::bytes::deserialize_non_empty"
-    )]
-    delimiter: Vec<u8>,
-    #[serde(with = "super::state_fields::bytes")]
-    under: Vec<u8>,
+    #[serde(flatten)]
+    segmenting: Segmenting,
     /// `tables[d - 1]` holds the depth-`d` prefixes.
     tables: Vec<GroupTable>,
     no_delimiter: GroupStats,
@@ -78,8 +95,7 @@ pub struct Prefixes {
 impl Prefixes {
     pub fn new(config: &PrefixConfig) -> Self {
         Prefixes {
-            delimiter: config.delimiter.clone(),
-            under: config.under.clone(),
+            segmenting: Segmenting::of(config),
             tables: (0..config.depth)
                 .map(|_| GroupTable::new(config.cap))
                 .collect(),
@@ -91,8 +107,7 @@ impl Prefixes {
     /// No key counted yet, with the same settings.
     pub fn like(&self) -> Self {
         Prefixes {
-            delimiter: self.delimiter.clone(),
-            under: self.under.clone(),
+            segmenting: self.segmenting.clone(),
             tables: self.tables.iter().map(GroupTable::like).collect(),
             no_delimiter: GroupStats::default(),
             delimiters: Vec::new(),
@@ -105,13 +120,14 @@ impl Prefixes {
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let mut delimiters = std::mem::take(&mut self.delimiters);
         delimiters.clear();
-        let mut from = self.under.len();
+        let Segmenting { delimiter, under } = &self.segmenting;
+        let mut from = under.len();
         while delimiters.len() < self.tables.len() {
-            let Some(end) = find_delimiter(&k.key, from, &self.delimiter) else {
+            let Some(end) = find_delimiter(&k.key, from, delimiter) else {
                 break;
             };
             delimiters.push(end);
-            from = end.saturating_add(self.delimiter.len());
+            from = end.saturating_add(delimiter.len());
         }
         self.add_at(k, &delimiters);
         self.delimiters = delimiters;
@@ -122,7 +138,8 @@ impl Prefixes {
     #[inline]
     pub fn add_at(&mut self, k: &KeyStats<'_>, delimiters: &[usize]) {
         let key = &*k.key;
-        if !self.under.is_empty() && !key.starts_with(&self.under) {
+        let under = &self.segmenting.under;
+        if !under.is_empty() && !key.starts_with(under) {
             return;
         }
         if delimiters.is_empty() {
@@ -138,13 +155,17 @@ impl Prefixes {
         self.tables.iter_mut().for_each(GroupTable::trim);
     }
 
+    pub fn segmenting(&self) -> &Segmenting {
+        &self.segmenting
+    }
+
     pub fn delimiter(&self) -> &[u8] {
-        &self.delimiter
+        &self.segmenting.delimiter
     }
 
     /// The prefix and delimiter drilled down under, empty for the whole keyspace.
     pub fn under(&self) -> &[u8] {
-        &self.under
+        &self.segmenting.under
     }
 
     /// One table per depth, depth 1 first.
