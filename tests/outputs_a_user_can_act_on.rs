@@ -4,7 +4,7 @@
 //! --format csv` with 1, 2 and 8 threads, twice with 2. A run that cannot read its dumps is
 //! an error, with nothing written; a damaged dump's report says PARTIAL; `diff` and `merge`
 //! refuse a partial side unless `--allow-partial`; `merge` gives the same bytes whatever the
-//! order of its runs.
+//! order of its runs. A pipe or a device named as an output is written to, never replaced.
 
 mod craft;
 
@@ -247,6 +247,72 @@ fn a_dump_that_cannot_be_read_is_an_error_with_nothing_written() {
         "{table:.600}"
     );
     assert!(stderr(&run).lines().next().unwrap().contains("missing.rdb"));
+}
+
+/// A path naming a pipe (or a device: `-o /dev/null`, `--html /dev/stdout`) is written to
+/// as it is, never removed or renamed over: `keys -o PIPE` and `--html PIPE` write into
+/// the pipe, which stays a pipe; `report --out-dir` holding a pipe among its files is
+/// refused and leaves it.
+#[test]
+fn a_pipe_is_written_to_and_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let tmp = tempfile::TempDir::new().unwrap();
+    let dump = tmp.path().join("small.rdb");
+    small_dump(&dump, "piped", 100);
+    let pipe = tmp.path().join("rows");
+    let made = Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let is_pipe = |p: &Path| fs::metadata(p).unwrap().file_type().is_fifo();
+    for args in [
+        &["keys", "--format", "csv", "-o"][..],
+        &["report", "-q", "--html"][..],
+    ] {
+        // Read on a thread of its own, waited for a while: a run that wrote elsewhere
+        // leaves it waiting for a writer.
+        let (sent, read) = std::sync::mpsc::channel();
+        let reader = pipe.clone();
+        std::thread::spawn(move || sent.send(fs::read(reader).unwrap()));
+        let run = rdbscope(&[args, &[arg(&pipe), arg(&dump)][..]].concat());
+        assert_eq!(run.status.code(), Some(0), "{args:?}: {}", stderr(&run));
+        let read = read
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{args:?} wrote nothing into the pipe"));
+        assert!(is_pipe(&pipe), "{args:?} replaced the pipe");
+        let partial = tmp.path().join("rows.partial");
+        assert!(!partial.exists(), "{args:?} left {partial:?}");
+        let text = String::from_utf8(read).unwrap();
+        match args[0] {
+            "keys" => {
+                assert_eq!(text.lines().count(), 101, "{text}");
+                assert!(text.contains("\n0,piped:99,string,"), "{text}");
+            }
+            _ => assert!(text.starts_with("<!DOCTYPE html>"), "{}", &text[..80]),
+        }
+    }
+    let out_dir = tmp.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let in_dir = out_dir.join("keys.csv");
+    assert!(Command::new("mkfifo")
+        .arg(&in_dir)
+        .status()
+        .unwrap()
+        .success());
+    let run = rdbscope(&["report", "-q", "--out-dir", arg(&out_dir), arg(&dump)]);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("keys.csv: not a regular file"),
+        "{}",
+        stderr(&run)
+    );
+    assert!(is_pipe(&in_dir));
+    let left: Vec<_> = fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["keys.csv"]);
 }
 
 #[test]

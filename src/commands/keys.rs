@@ -7,7 +7,7 @@ use crate::pass::pipeline::Options;
 use crate::pass::progress::{Progress, ProgressMode};
 use crate::report::keys::rows::RowFormat;
 use crate::report::keys::sinks::{ColumnFormat, RowSinks};
-use crate::runs::files::{replace_files, rewind, write_settled};
+use crate::runs::files::{in_file, is_stream, open_stream, replace_files, rewind, write_settled};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -37,6 +37,14 @@ pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
     let written = match &args.output {
         None => {
             let written = write_rows(args, &args.options, &progress, &mut out)?;
+            written.warn_unsettled(&progress);
+            written
+        }
+        // A device or a pipe: written as standard output is.
+        Some(path) if is_stream(path) => {
+            let mut stream = open_stream(path)?;
+            let written = write_rows(args, &args.options, &progress, &mut stream)?;
+            stream.flush().map_err(|e| in_file(path, e))?;
             written.warn_unsettled(&progress);
             written
         }

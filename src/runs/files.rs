@@ -4,6 +4,10 @@
 //! megabytes for a big dump) is deleted meanwhile on another thread: the kernel takes a
 //! while to free its pages, which truncating it in place would make the pass wait for.
 //!
+//! A path that names a device, a pipe or a socket (`-o /dev/null`, `--html /dev/stdout`)
+//! is written to as it is, as standard output is ([`is_stream`]): never removed, renamed
+//! over or emptied.
+//!
 //! The partial files being written are listed ([`remove_partials`]): a run interrupted
 //! (Ctrl-C) removes them on its way out.
 //!
@@ -53,8 +57,24 @@ fn remove_old(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Whether `path` names something other than a regular file or a directory: a device, a
+/// pipe, a socket (symbolic links followed: `/dev/stdout`). Written to as a stream.
+pub fn is_stream(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// `path`, which [`is_stream`], opened for writing as it is.
+pub fn open_stream(path: &Path) -> io::Result<BufWriter<File>> {
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| in_file(path, e))?;
+    Ok(BufWriter::with_capacity(1 << 15, file))
+}
+
 /// Runs `write` over a new buffered file for each of `paths` (in that order), then renames
 /// each over its path; on an error every partial file is removed and the error returned.
+/// A path that [`is_stream`] is refused: it cannot be written whole.
 pub fn replace_files<T>(
     paths: &[PathBuf],
     write: impl FnOnce(Vec<BufWriter<File>>) -> io::Result<T>,
@@ -70,6 +90,13 @@ pub fn replace_files<T>(
         if path.is_dir() {
             remove_partials();
             return Err(in_file(path, io::Error::other("is a directory")));
+        }
+        if is_stream(path) {
+            remove_partials();
+            return Err(in_file(
+                path,
+                io::Error::other("not a regular file (a device or a pipe), left as it is"),
+            ));
         }
         match File::create(partial) {
             Ok(f) => files.push(BufWriter::with_capacity(1 << 20, f)),
@@ -101,11 +128,18 @@ pub fn replace_files<T>(
     renamed
 }
 
-/// Writes `path` whole or not at all (see [`replace_files`]), `write` filling it.
+/// Writes `path` whole or not at all (see [`replace_files`]), `write` filling it; a path
+/// that [`is_stream`] is written to as it is.
 pub fn write_whole(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
+    if is_stream(path) {
+        let mut stream = open_stream(path)?;
+        return write(&mut stream)
+            .and_then(|()| stream.flush())
+            .map_err(|e| in_file(path, e));
+    }
     replace_files(&[path.to_path_buf()], |files| {
         let mut file = files.into_iter().next().expect("one path, one file");
         write(&mut file)
