@@ -362,6 +362,9 @@ impl DumpMemory {
 }
 
 /// Estimated bytes the key and its value occupy in the server's memory.
+/// Always inlined, into [`crate::model::key_stats::KeyStats::read`]: out of line, its call
+/// and [`value_memory`]'s cost 23 instructions a key of 1M 20-byte strings (`info`).
+#[inline(always)]
 pub fn key_memory(
     profile: &ServerProfile,
     p: &mut KeyAllocations,
@@ -614,6 +617,8 @@ fn valkey_set_entries(n: u64, buckets: u64) -> u64 {
     ((n as f64 - occupied).max(0.0) * 16.0).round() as u64
 }
 
+/// Always inlined (see [`key_memory`]).
+#[inline(always)]
 fn value_memory(
     profile: &ServerProfile,
     p: &mut KeyAllocations,
