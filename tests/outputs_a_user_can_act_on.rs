@@ -251,8 +251,8 @@ fn a_dump_that_cannot_be_read_is_an_error_with_nothing_written() {
 
 /// A path naming a pipe (or a device: `-o /dev/null`, `--html /dev/stdout`) is written to
 /// as it is, never removed or renamed over: `keys -o PIPE` and `--html PIPE` write into
-/// the pipe, which stays a pipe; `report --out-dir` holding a pipe among its files is
-/// refused and leaves it.
+/// the pipe, which stays a pipe; `report --out-dir` holding a pipe as keys.csv is refused
+/// and leaves it. A symbolic link to a file is followed: the file replaced, the link kept.
 #[test]
 fn a_pipe_is_written_to_and_never_replaced() {
     use std::os::unix::fs::FileTypeExt;
@@ -313,6 +313,19 @@ fn a_pipe_is_written_to_and_never_replaced() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left, ["keys.csv"]);
+    // A symbolic link to a file (as `/dev/stdout` is when standard output goes to one):
+    // the file is replaced, the link stays.
+    let target = tmp.path().join("target.csv");
+    fs::write(&target, "old\n").unwrap();
+    let link = tmp.path().join("link.csv");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let run = rdbscope(&["keys", "--format", "csv", "-o", arg(&link), arg(&dump)]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read_to_string(&target).unwrap().lines().count(), 101);
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //!
 //! A path that names a device, a pipe or a socket (`-o /dev/null`, `--html /dev/stdout`)
 //! is written to as it is, as standard output is ([`is_stream`]): never removed, renamed
-//! over or emptied.
+//! over or emptied. A symbolic link to a file is followed: the file is replaced, the link
+//! stays (`-o /dev/stdout` with standard output redirected to a file).
 //!
 //! The partial files being written are listed ([`remove_partials`]): a run interrupted
 //! (Ctrl-C) removes them on its way out.
@@ -72,13 +73,25 @@ pub fn open_stream(path: &Path) -> io::Result<BufWriter<File>> {
     Ok(BufWriter::with_capacity(1 << 15, file))
 }
 
+/// The file `path` names: a symbolic link's target (when it has one), else `path`.
+fn through_links(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
 /// Runs `write` over a new buffered file for each of `paths` (in that order), then renames
-/// each over its path; on an error every partial file is removed and the error returned.
-/// A path that [`is_stream`] is refused: it cannot be written whole.
+/// each over its path (a symbolic link's target); on an error every partial file is
+/// removed and the error returned. A path that [`is_stream`] is refused: it cannot be
+/// written whole.
 pub fn replace_files<T>(
     paths: &[PathBuf],
     write: impl FnOnce(Vec<BufWriter<File>>) -> io::Result<T>,
 ) -> io::Result<T> {
+    let paths: Vec<PathBuf> = paths.iter().map(|p| through_links(p)).collect();
     let partials: Vec<PathBuf> = paths.iter().map(|p| partial_path(p)).collect();
     let remove_partials = || {
         for partial in &partials {
