@@ -35,17 +35,12 @@ pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
     analysis::check_dumps(&args.dumps, &args.options)?;
     let progress = Progress::for_files(args.progress, &args.dumps);
     let written = match &args.output {
-        None => {
-            let written = write_rows(args, &args.options, &progress, &mut out)?;
-            written.warn_unsettled(&progress);
-            written
-        }
+        None => stream_rows(args, &progress, &mut out)?,
         // A device or a pipe: written as standard output is.
         Some(path) if is_stream(path) => {
             let mut stream = open_stream(path)?;
-            let written = write_rows(args, &args.options, &progress, &mut stream)?;
+            let written = stream_rows(args, &progress, &mut stream)?;
             stream.flush().map_err(|e| in_file(path, e))?;
-            written.warn_unsettled(&progress);
             written
         }
         Some(path) => replace_files(std::slice::from_ref(path), |files| {
@@ -61,6 +56,19 @@ pub fn run(args: &Config, mut out: impl Write + Send) -> io::Result<Outcome> {
         })?,
     };
     Ok(Outcome::of(written.failed(), false))
+}
+
+/// The rows to standard output, a device or a pipe: written once, under the first guess at
+/// the allocator (a stream cannot be emptied to write them again); stderr says so when the
+/// whole dump overturned it.
+fn stream_rows(
+    args: &Config,
+    progress: &Progress,
+    out: &mut (dyn Write + Send),
+) -> io::Result<Analysis<()>> {
+    let written = write_rows(args, &args.options, progress, out)?;
+    written.warn_unsettled(progress);
+    Ok(written)
 }
 
 /// Streams the rows of every dump to `out`.

@@ -7,9 +7,9 @@
 //! as a [`RuleTally`]: exact counts and sums, and the worst findings up to a cap, so
 //! memory stays bounded whatever the number of violating keys.
 //!
-//! Layer: aggregates, beside (above) the `aggregates` module, whose tables the group rules read. May
-//! import `rdb`, `text`, the `model`, the `pass` and `aggregates`; never `report`, `commands`
-//! or `flags`.
+//! Layer: aggregates, beside (above) the `aggregates` module, whose tables the group
+//! rules read. May import `rdb`, `text`, the `model`, the `pass` and `aggregates`; never
+//! `report`, `commands` or `flags`.
 
 #![deny(
     clippy::arithmetic_side_effects,
