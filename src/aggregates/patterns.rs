@@ -9,21 +9,29 @@ use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
-/// Byte classes, OR-ed over a segment to classify it in one branch-free pass.
+/// Byte classes, OR-ed over a segment to classify it in one branch-free pass. A byte that
+/// is neither a digit nor a letter is `OTHER`, and also `SPECIAL` when it breaks scripts and
+/// tools (space and controls, DEL, quotes, backslash) or `NOT_ASCII`: the pattern's pass
+/// over a key so sees what lint's `key.special-chars` asks ([`KeySeen`]).
 const DIGIT: u8 = 1;
 const HEX_LETTER: u8 = 2;
 const LETTER: u8 = 4;
 const OTHER: u8 = 8;
+pub const SPECIAL: u8 = 16;
+pub const NOT_ASCII: u8 = 32;
+/// The classes [`is_id`] tells segments apart by.
+const ID_CLASSES: u8 = DIGIT | HEX_LETTER | LETTER | OTHER;
 
-static CLASS: [u8; 256] = {
-    let mut t = [OTHER; 256];
+pub static CLASS: [u8; 256] = {
+    let mut t = [OTHER | NOT_ASCII; 256];
     let mut b = 0;
-    while b < 256 {
+    while b < 128 {
         let c = b as u8;
         t[b] = match c {
             b'0'..=b'9' => DIGIT,
             b'a'..=b'f' | b'A'..=b'F' => HEX_LETTER,
             b'g'..=b'z' | b'G'..=b'Z' => LETTER,
+            0..=0x20 | 0x7f | b'"' | b'\'' | b'\\' => OTHER | SPECIAL,
             _ => OTHER,
         };
         b += 1;
@@ -31,9 +39,19 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// What the pattern's one pass over a key saw of all of it, for lint's key rules (read
+/// rather than the key again when patterns split keys as they do, over the whole key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeySeen {
+    /// The OR of [`CLASS`] over the key's bytes.
+    pub classes: u8,
+    /// Whether the key holds the delimiter.
+    pub delimited: bool,
+}
+
 /// The OR of the classes of `segment`'s bytes.
 #[inline]
-fn classes(segment: &[u8]) -> u8 {
+pub fn classes(segment: &[u8]) -> u8 {
     segment.iter().fold(0, |m, &b| m | CLASS[usize::from(b)])
 }
 
@@ -43,6 +61,7 @@ fn classes(segment: &[u8]) -> u8 {
 /// both (tokens, base62 ids).
 #[inline]
 fn is_id(segment: &[u8], classes: u8) -> bool {
+    let classes = classes & ID_CLASSES;
     let len = segment.len();
     let has_digit = classes & DIGIT != 0;
     match classes {
@@ -75,6 +94,9 @@ pub struct Patterns {
     /// prefixes take rather than look for them again ([`Patterns::delimiters`]).
     #[serde(skip)]
     delimiters: Vec<usize>,
+    /// The OR of [`CLASS`] over the key added last, below `under` ([`Patterns::seen`]).
+    #[serde(skip)]
+    classes: u8,
 }
 
 impl Patterns {
@@ -84,6 +106,7 @@ impl Patterns {
             table: GroupTable::new(config.cap),
             scratch: Vec::new(),
             delimiters: Vec::new(),
+            classes: 0,
         }
     }
 
@@ -94,6 +117,7 @@ impl Patterns {
             table: self.table.like(),
             scratch: Vec::new(),
             delimiters: Vec::new(),
+            classes: 0,
         }
     }
 
@@ -105,16 +129,25 @@ impl Patterns {
             .and_then(|under| k.key.strip_prefix(under))
         {
             Some(rest) => {
-                segment(rest, delimiter, &mut self.scratch, &mut self.delimiters);
+                self.classes = segment(rest, delimiter, &mut self.scratch, &mut self.delimiters);
                 self.scratch.splice(0..0, under.iter().copied());
                 let under = under.len();
                 self.delimiters
                     .iter_mut()
                     .for_each(|at| *at = at.saturating_add(under));
             }
-            _ => segment(&k.key, delimiter, &mut self.scratch, &mut self.delimiters),
+            _ => self.classes = segment(&k.key, delimiter, &mut self.scratch, &mut self.delimiters),
         }
         self.table.add(&self.scratch, k);
+    }
+
+    /// What the pattern's pass saw of the key added last: all of it when patterns are
+    /// [`Patterns::built_with`] a delimiter.
+    pub fn seen(&self) -> KeySeen {
+        KeySeen {
+            classes: self.classes,
+            delimited: !self.delimiters.is_empty(),
+        }
     }
 
     /// Where the delimiters of the key added last are, in order (below
@@ -157,8 +190,9 @@ pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Writes the pattern of `key` into `out` and where its delimiters are into `delimiters`
-/// (both cleared first): one pass over the key for both.
-fn segment(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>, delimiters: &mut Vec<usize>) {
+/// (both cleared first): one pass over the key for both. Returns the OR of [`CLASS`] over
+/// the key's bytes.
+fn segment(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>, delimiters: &mut Vec<usize>) -> u8 {
     out.clear();
     delimiters.clear();
     // Inlined: out of line, its call cost as much as what it does on short segments.
@@ -174,27 +208,38 @@ fn segment(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>, delimiters: &mut Vec
         // One pass: classify bytes while looking for the delimiter.
         let mut start = 0;
         let mut mask = 0;
+        let mut all = 0;
         for (i, &b) in key.iter().enumerate() {
             if b == d {
                 delimiters.push(i);
                 push(&key[start..i], mask, out);
                 out.push(d);
                 start = i.saturating_add(1);
+                all |= mask;
                 mask = 0;
             } else {
                 mask |= CLASS[usize::from(b)];
             }
         }
         push(&key[start..], mask, out);
-        return;
+        return match delimiters.is_empty() {
+            true => mask,
+            false => all | mask | CLASS[usize::from(d)],
+        };
     }
     let mut from = 0;
+    let mut all = classes(delimiter);
     loop {
         let end = find_delimiter(key, from, delimiter).unwrap_or(key.len());
         let segment = &key[from..end];
-        push(segment, classes(segment), out);
+        let mask = classes(segment);
+        all |= mask;
+        push(segment, mask, out);
         if end == key.len() {
-            return;
+            return match delimiters.is_empty() {
+                true => mask,
+                false => all,
+            };
         }
         delimiters.push(end);
         out.extend_from_slice(delimiter);

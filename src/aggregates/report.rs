@@ -5,7 +5,7 @@ use super::distribution::Distributions;
 use super::encodings::PatternEncodings;
 use super::groups::GroupTable;
 use super::idle_freq::IdleFreq;
-use super::patterns::Patterns;
+use super::patterns::{KeySeen, Patterns};
 use super::prefixes::{PrefixConfig, Prefixes};
 use super::slots::{add_tag, Slots};
 use super::top::TopKeys;
@@ -73,6 +73,11 @@ impl Tables {
     pub fn pattern(&self) -> &[u8] {
         self.patterns.current()
     }
+
+    /// What the patterns' pass saw of the key added last ([`Patterns::seen`]).
+    pub fn seen(&self) -> KeySeen {
+        self.patterns.seen()
+    }
 }
 
 impl Aggregator for Aggregates {
@@ -89,17 +94,13 @@ impl Aggregator for Aggregates {
     }
 
     #[inline]
-    fn add(&mut self, k: &KeyStats<'_>) {
+    fn add(&mut self, t: &mut Tables, k: &KeyStats<'_>) {
         self.totals.add(k);
         self.ttl.add(k);
         self.top.add(k);
         self.distributions.add(k);
         self.slots.add(k);
         self.idle_freq.add(k);
-    }
-
-    #[inline]
-    fn add_in_order(t: &mut Tables, k: &KeyStats<'_>) {
         t.patterns.add(k);
         match t.shared_segments {
             true => t.prefixes.add_at(k, t.patterns.delimiters()),

@@ -36,16 +36,14 @@ struct Ranking {
 }
 
 impl Aggregator for Ranking {
-    fn add(&mut self, key: &KeyStats<'_>) {
-        self.totals.add(key);
-        self.top.add(key);
-    }
-
     type InOrder = ();
 
     fn in_order(&self) {}
 
-    fn add_in_order((): &mut (), _: &KeyStats<'_>) {}
+    fn add(&mut self, (): &mut (), key: &KeyStats<'_>) {
+        self.totals.add(key);
+        self.top.add(key);
+    }
 
     fn merge_in_order(&mut self, (): ()) {}
 

@@ -5,7 +5,7 @@
 use super::{Finding, LintConfig, Rule, RuleTally, Subject};
 use crate::aggregates::figure::signed;
 use crate::aggregates::groups::GroupTable;
-use crate::aggregates::patterns::pattern_of;
+use crate::aggregates::patterns::{classes, pattern_of, KeySeen, CLASS, NOT_ASCII, SPECIAL};
 use crate::aggregates::prefixes::find_delimiter;
 use crate::model::allocator::Allocator;
 use crate::model::encoding::{Encoding, LISTPACK_OVERHEAD};
@@ -69,7 +69,9 @@ impl KeyRules {
 
     /// Checks `k` against the per-key rules. Their kept findings are the worst under a
     /// total order ([`RuleTally`]), so they merge the same whatever order keys come in.
-    pub fn add(&mut self, k: &KeyStats<'_>) {
+    /// `seen` is what the patterns' pass saw of the key, split by this configuration's
+    /// delimiter, when it saw all of it: the key's bytes are then not read again.
+    pub fn add(&mut self, k: &KeyStats<'_>, seen: Option<KeySeen>) {
         let config = &*self.config;
         let t = &config.thresholds;
         let on = |r| config.enabled(r);
@@ -91,7 +93,10 @@ impl KeyRules {
             }
         };
         if on(Rule::KeySpecialChars) {
-            let bad = special_chars(key);
+            let bad = match seen {
+                Some(seen) => special_chars_seen(key, seen.classes),
+                None => special_chars(key),
+            };
             if bad > 0 {
                 found(Rule::KeySpecialChars, signed(bad as u64), 0, None);
             }
@@ -110,7 +115,11 @@ impl KeyRules {
                 None,
             );
         }
-        if on(Rule::KeyNoNamespace) && find_delimiter(key, 0, &config.delimiter).is_none() {
+        let delimited = |key| match seen {
+            Some(seen) => seen.delimited,
+            None => find_delimiter(key, 0, &config.delimiter).is_some(),
+        };
+        if on(Rule::KeyNoNamespace) && !delimited(key) {
             found(Rule::KeyNoNamespace, 0, 1, None);
         }
         let length = k.length().unwrap_or(0);
@@ -472,30 +481,18 @@ fn ends_in_id(pattern: &[u8], delimiter: &[u8]) -> bool {
     }
 }
 
-/// What a byte of a key may be, for [`special_chars`]: an ASCII byte that breaks scripts
-/// and tools (space and controls, DEL, quotes, backslash), or a byte of a non-ASCII
-/// character.
-const ASCII_SPECIAL: u8 = 1;
-const NOT_ASCII: u8 = 2;
-
-static BYTE_KIND: [u8; 256] = {
-    let mut table = [NOT_ASCII; 256];
-    let mut b = 0;
-    while b < 128 {
-        let special = b <= 0x20 || b == 0x7f || b == 0x22 || b == 0x27 || b == 0x5c;
-        table[b] = if special { ASCII_SPECIAL } else { 0 };
-        b += 1;
-    }
-    table
-};
-
 /// Bytes that break scripts and tools: whitespace, quotes, backslash, control bytes,
 /// invalid UTF-8 and non-printable characters.
 #[inline]
 pub fn special_chars(key: &[u8]) -> usize {
-    // Every key passes here: one table lookup a byte, OR-ed without branches; almost
-    // every key ends here.
-    match key.iter().fold(0, |m, b| m | BYTE_KIND[usize::from(*b)]) {
+    special_chars_seen(key, classes(key))
+}
+
+/// [`special_chars`] of a key whose byte [`classes`] are known: almost every key holds no
+/// special byte and ends here, without reading the key again.
+#[inline]
+fn special_chars_seen(key: &[u8], classes: u8) -> usize {
+    match classes & (SPECIAL | NOT_ASCII) {
         0 => 0,
         kinds => count_special_chars(key, kinds),
     }
@@ -505,9 +502,9 @@ pub fn special_chars(key: &[u8]) -> usize {
 #[cold]
 #[inline(never)]
 fn count_special_chars(key: &[u8], kinds: u8) -> usize {
-    let kind = |b: &u8| BYTE_KIND[usize::from(*b)];
+    let special = |b: u8| CLASS[usize::from(b)] & SPECIAL != 0;
     match kinds {
-        ASCII_SPECIAL => key.iter().filter(|b| kind(b) != 0).count(),
+        SPECIAL => key.iter().filter(|&&b| special(b)).count(),
         _ => key
             .utf8_chunks()
             .map(|chunk| {
@@ -515,7 +512,7 @@ fn count_special_chars(key: &[u8], kinds: u8) -> usize {
                     .valid()
                     .chars()
                     .filter(|&c| match u8::try_from(c) {
-                        Ok(b) if b.is_ascii() => kind(&b) != 0,
+                        Ok(b) if b.is_ascii() => special(b),
                         _ => c.is_control() || is_invisible(c),
                     })
                     .count();

@@ -530,14 +530,10 @@ impl Aggregator for Linted {
     }
 
     #[inline]
-    fn add(&mut self, k: &KeyStats<'_>) {
-        self.aggregates.add(k);
-        self.keys.add(k);
-    }
-
-    #[inline]
-    fn add_in_order(t: &mut LintedTables, k: &KeyStats<'_>) {
-        Aggregates::add_in_order(&mut t.tables, k);
+    fn add(&mut self, t: &mut LintedTables, k: &KeyStats<'_>) {
+        self.aggregates.add(&mut t.tables, k);
+        let seen = t.shared_pattern.then(|| t.tables.seen());
+        self.keys.add(k, seen);
         let pattern = t.shared_pattern.then(|| t.tables.pattern());
         t.strings.add(k, pattern);
     }

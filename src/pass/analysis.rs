@@ -264,8 +264,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
 
     #[inline]
     fn add(local: &mut RefMut<'_, A>, part: &mut A::InOrder, key: &KeyStats<'_>) {
-        local.add(key);
-        A::add_in_order(part, key);
+        local.add(part, key);
     }
 
     fn merge(&self, part: A::InOrder) {

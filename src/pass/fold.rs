@@ -9,7 +9,8 @@ use crate::pass::totals::Totals;
 use std::ops::AddAssign;
 
 /// What a command folds keys into. Each key goes to `add` of a pool thread's aggregator,
-/// and to `add_in_order` of the part ([`Aggregator::InOrder`]) its chunk of the file fills.
+/// with the part ([`Aggregator::InOrder`]) its chunk of the file fills: one call a key, so
+/// what both sides read of a key (its pattern, its delimiters) is worked out once.
 /// `+=` merges a value built from other keys (a thread's share, another dump) in any order,
 /// so whatever `add` feeds must merge the same whatever the order (sums, histograms,
 /// totally ordered rankings); whatever depends on the order keys come in (heavy-hitter
@@ -20,8 +21,8 @@ pub trait Aggregator: AddAssign + Send + Sized {
     type InOrder: Send;
     /// An empty part, built like this aggregator's.
     fn in_order(&self) -> Self::InOrder;
-    fn add(&mut self, key: &KeyStats<'_>);
-    fn add_in_order(part: &mut Self::InOrder, key: &KeyStats<'_>);
+    /// Takes `key` into this aggregator and what depends on the order into `part`.
+    fn add(&mut self, part: &mut Self::InOrder, key: &KeyStats<'_>);
     /// Takes the part of the next chunk of the file, in file order.
     fn merge_in_order(&mut self, part: Self::InOrder);
     /// A dump's keys are all in: its heavy-hitter tables drop what they list beyond twice
@@ -64,11 +65,8 @@ impl<F: OrderedFold> Aggregator for TotalsAnd<F> {
         self.fold.like()
     }
 
-    fn add(&mut self, key: &KeyStats<'_>) {
+    fn add(&mut self, fold: &mut F, key: &KeyStats<'_>) {
         self.totals.add(key);
-    }
-
-    fn add_in_order(fold: &mut F, key: &KeyStats<'_>) {
         fold.add(key);
     }
 

@@ -197,13 +197,8 @@ impl<E: OrderedFold> Aggregator for WithExtra<E> {
     }
 
     #[inline]
-    fn add(&mut self, k: &KeyStats<'_>) {
-        self.linted.add(k);
-    }
-
-    #[inline]
-    fn add_in_order((linted, extra): &mut Self::InOrder, k: &KeyStats<'_>) {
-        Linted::add_in_order(linted, k);
+    fn add(&mut self, (linted, extra): &mut Self::InOrder, k: &KeyStats<'_>) {
+        self.linted.add(linted, k);
         extra.add(k);
     }
 
