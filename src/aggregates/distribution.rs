@@ -5,6 +5,7 @@
 use super::figure::ceil_count;
 use super::groups::type_index;
 use crate::model::key_stats::KeyStats;
+use crate::pass::totals::add_bounded;
 use crate::rdb::RedisType;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -65,10 +66,10 @@ impl Default for Histogram {
 impl Histogram {
     #[inline]
     pub fn add(&mut self, v: u64) {
-        let bucket = &mut self.counts[bucket_of(v)];
-        *bucket = bucket.saturating_add(1);
-        self.count = self.count.saturating_add(1);
-        self.sum = self.sum.saturating_add(u128::from(v));
+        add_bounded(&mut self.counts[bucket_of(v)], 1);
+        add_bounded(&mut self.count, 1);
+        // At most 2^64 − 1 values of at most 2^64 − 1: below 2^128.
+        self.sum = self.sum.wrapping_add(u128::from(v));
         self.max = self.max.max(v);
     }
 

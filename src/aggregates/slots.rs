@@ -3,6 +3,7 @@
 
 use super::groups::{GroupTable, SortBy};
 use crate::model::key_stats::KeyStats;
+use crate::pass::totals::add_bounded;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
@@ -35,7 +36,7 @@ impl Slots {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
         let s = &mut self.load[usize::from(k.slot()) % SLOTS];
-        s.keys = s.keys.saturating_add(1);
+        add_bounded(&mut s.keys, 1);
         s.memory_bytes = s.memory_bytes.saturating_add(k.memory_bytes);
     }
 

@@ -3,6 +3,7 @@
 //! server would have dropped the key on load.
 
 use crate::model::key_stats::KeyStats;
+use crate::pass::totals::add_bounded;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::AddAssign;
@@ -88,7 +89,7 @@ pub struct Tally {
 impl Tally {
     #[inline]
     fn add(&mut self, memory_bytes: u64) {
-        self.keys = self.keys.saturating_add(1);
+        add_bounded(&mut self.keys, 1);
         self.memory_bytes = self.memory_bytes.saturating_add(memory_bytes);
     }
 }

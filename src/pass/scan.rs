@@ -10,6 +10,7 @@
 
 use crate::model::server::{ProfileOverrides, ServerProfile};
 use crate::pass::input::Dump;
+use crate::pass::totals::add_bounded;
 use crate::rdb::checksum::crc64;
 use crate::rdb::scanner::{Function, Next};
 use crate::rdb::{Checksum, DecodeError, Header, KeyRecord, RdbString, Record, Scanner};
@@ -258,12 +259,9 @@ impl<'data> DumpScan<'data> {
             self.end_run();
             self.run.db = k.db;
         }
-        self.run.keys = self.run.keys.saturating_add(1);
-        self.run.expires = self
-            .run
-            .expires
-            .saturating_add(u64::from(k.expire_ms.is_some()));
-        self.info.keys = self.info.keys.saturating_add(1);
+        add_bounded(&mut self.run.keys, 1);
+        add_bounded(&mut self.run.expires, u64::from(k.expire_ms.is_some()));
+        add_bounded(&mut self.info.keys, 1);
     }
 
     /// Adds the run of keys read since the last call to their db's counts.

@@ -1,6 +1,7 @@
 //! What a group of keys adds up to ([`GroupStats`]), and what one key adds to it.
 
 use crate::model::key_stats::KeyStats;
+use crate::pass::totals::add_bounded;
 use crate::rdb::RedisType;
 use std::ops::AddAssign;
 
@@ -40,16 +41,16 @@ impl GroupStats {
 
     #[inline]
     pub(super) fn add_key(&mut self, k: &OneKey) {
-        self.keys = self.keys.saturating_add(1);
+        add_bounded(&mut self.keys, 1);
         self.memory_bytes = self.memory_bytes.saturating_add(k.memory_bytes);
-        self.serialized_bytes = self.serialized_bytes.saturating_add(k.serialized_bytes);
+        add_bounded(&mut self.serialized_bytes, k.serialized_bytes);
         self.elements = self.elements.saturating_add(k.elements);
-        self.key_bytes = self.key_bytes.saturating_add(k.key_bytes);
+        add_bounded(&mut self.key_bytes, k.key_bytes);
         let split = &mut self.by_type[type_index(k.redis_type)];
-        split.keys = split.keys.saturating_add(1);
+        add_bounded(&mut split.keys, 1);
         split.memory_bytes = split.memory_bytes.saturating_add(k.memory_bytes);
         if k.no_ttl {
-            self.no_ttl_keys = self.no_ttl_keys.saturating_add(1);
+            add_bounded(&mut self.no_ttl_keys, 1);
             self.no_ttl_memory_bytes = self.no_ttl_memory_bytes.saturating_add(k.memory_bytes);
         }
     }

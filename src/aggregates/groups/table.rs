@@ -4,6 +4,7 @@
 use super::index::NameIndex;
 use super::stats::{GroupStats, OneKey, SortBy};
 use crate::model::key_stats::KeyStats;
+use crate::pass::totals::add_bounded;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 use std::sync::OnceLock;
@@ -15,6 +16,15 @@ use xxhash_rust::xxh3::xxh3_128;
 pub struct ErrorBound {
     pub keys: u64,
     pub memory_bytes: u64,
+}
+
+impl ErrorBound {
+    /// One more key, of `memory_bytes`.
+    #[inline(always)]
+    fn add_key(&mut self, memory_bytes: u64) {
+        add_bounded(&mut self.keys, 1);
+        self.memory_bytes = self.memory_bytes.saturating_add(memory_bytes);
+    }
 }
 
 impl AddAssign for ErrorBound {
@@ -181,9 +191,10 @@ impl GroupTable {
     }
 
     /// Counts `k` under `name` with `elements` as its elements: lint's table of small
-    /// strings counts their lengths there. Inlined for a key of the name counted last;
-    /// any other is looked up out of line ([`GroupTable::count_looked_up`]).
-    #[inline]
+    /// strings counts their lengths there. A key of the name counted last, already counted
+    /// more than once, is added in line (the common case of a run of keys of one name);
+    /// any other goes out of line ([`GroupTable::count_looked_up`]).
+    #[inline(always)]
     pub fn add_counting(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
         let key = OneKey {
             elements,
@@ -191,21 +202,32 @@ impl GroupTable {
         };
         match self.last {
             Some(at) if same_name(&self.names[self.entries[at].range()], name) => {
-                self.settled.take();
-                self.count_at(at, &key);
+                let e = &mut self.entries[at];
+                match e.counted {
+                    Counted::Many(many) if self.settled.get().is_none() => {
+                        e.counter.add_key(key.memory_bytes);
+                        self.many[many].add_key(&key);
+                    }
+                    _ => self.count_again(at, &key),
+                }
             }
             _ => self.count_looked_up(name, key),
         }
+    }
+
+    /// Counts `key` under entry `at`, the name counted last, which counted one key so far
+    /// or whose rows were read since.
+    #[inline(never)]
+    fn count_again(&mut self, at: usize, key: &OneKey) {
+        self.settled.take();
+        self.count_at(at, key);
     }
 
     /// Counts `key` under entry `at`.
     #[inline]
     fn count_at(&mut self, at: usize, key: &OneKey) {
         let e = &mut self.entries[at];
-        e.counter += ErrorBound {
-            keys: 1,
-            memory_bytes: key.memory_bytes,
-        };
+        e.counter.add_key(key.memory_bytes);
         count_more(&mut e.counted, &mut self.many, &mut self.free, |s| {
             s.add_key(key);
         });
