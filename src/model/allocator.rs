@@ -49,14 +49,25 @@ impl Allocator {
         Allocator::ALL.into_iter().find(|a| a.name() == name)
     }
 
-    /// The bytes the allocator hands out for a request of `n` bytes.
+    /// The bytes the allocator hands out for a request of `n` bytes: looked up below
+    /// [`SMALL_REQUESTS`] (a key's own requests, several a key), else worked out.
+    #[inline]
     pub fn class(self, n: u64) -> u64 {
+        match SMALL_CLASSES[self.index()].get(small_bucket(n)) {
+            Some(&class) => u64::from(class),
+            None => self.class_of(n),
+        }
+    }
+
+    /// [`Allocator::class`], worked out.
+    const fn class_of(self, n: u64) -> u64 {
         match self {
             Allocator::Jemalloc => jemalloc_class(n, 8),
             Allocator::Jemalloc16 => jemalloc_class(n, 16),
             Allocator::Libc => {
                 // request2size: the request plus an 8-byte size field, 16-aligned, min 32.
-                let chunk = (n.saturating_add(8 + 15) & !15).max(32);
+                let chunk = n.saturating_add(8 + 15) & !15;
+                let chunk = if chunk < 32 { 32 } else { chunk };
                 if chunk >= LIBC_MMAP_THRESHOLD {
                     (chunk.saturating_add(8 + 4095) & !4095) - 16
                 } else {
@@ -73,7 +84,7 @@ impl Allocator {
 
     /// The position of this allocator in [`Allocator::ALL`] and in a [`ByAllocator`].
     #[inline]
-    pub fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         match self {
             Allocator::Jemalloc => 0,
             Allocator::Jemalloc16 => 1,
@@ -198,8 +209,39 @@ impl std::ops::SubAssign for ByAllocator {
     }
 }
 
+/// Requests below this many bytes have their classes in [`SMALL_CLASSES`].
+pub const SMALL_REQUESTS: u64 = 1024;
+
+/// The table row of a request of `n` bytes: 8 bytes a row, as every candidate's classes
+/// below [`SMALL_REQUESTS`] end on a multiple of 8 (`small_classes_are_looked_up` checks
+/// every size); past the table for larger ones.
+#[inline]
+fn small_bucket(n: u64) -> usize {
+    match n < SMALL_REQUESTS {
+        true => n.div_ceil(8) as usize,
+        false => usize::MAX,
+    }
+}
+
+/// Each candidate's class of the largest request of each 8-byte row below
+/// [`SMALL_REQUESTS`], in the order of [`Allocator::ALL`].
+static SMALL_CLASSES: [[u16; SMALL_REQUESTS as usize / 8 + 1]; 3] = {
+    let mut table = [[0; SMALL_REQUESTS as usize / 8 + 1]; 3];
+    let mut a = 0;
+    while a < 3 {
+        let allocator = Allocator::ALL[a];
+        let mut row = 0;
+        while row < table[a].len() {
+            table[a][row] = allocator.class_of(row as u64 * 8) as u16;
+            row += 1;
+        }
+        a += 1;
+    }
+    table
+};
+
 /// jemalloc's class for `n` bytes with the given quantum.
-fn jemalloc_class(n: u64, quantum: u64) -> u64 {
+const fn jemalloc_class(n: u64, quantum: u64) -> u64 {
     match n {
         0..=8 => 8,
         9..=64 => n.div_ceil(quantum) * quantum,
@@ -227,6 +269,15 @@ pub fn sds_header(len: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_classes_are_looked_up() {
+        for a in Allocator::ALL {
+            for n in 0..SMALL_REQUESTS + 64 {
+                assert_eq!(a.class(n), a.class_of(n), "{n} bytes under {}", a.name());
+            }
+        }
+    }
 
     const DEBIAN: Allocator = Allocator::Jemalloc16;
     const BUNDLED: Allocator = Allocator::Jemalloc;
