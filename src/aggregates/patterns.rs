@@ -43,8 +43,8 @@ pub static CLASS: [u8; 256] = {
 /// rather than the key again when patterns split keys as they do, over the whole key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KeySeen {
-    /// The OR of [`CLASS`] over the key's bytes.
-    pub classes: u8,
+    /// The OR of [`CLASS`] over the key's bytes, of `SPECIAL` and `NOT_ASCII` only.
+    pub special: u8,
     /// Whether the key holds the delimiter.
     pub delimited: bool,
 }
@@ -94,9 +94,13 @@ pub struct Patterns {
     /// prefixes take rather than look for them again ([`Patterns::delimiters`]).
     #[serde(skip)]
     delimiters: Vec<usize>,
-    /// The OR of [`CLASS`] over the key added last, below `under` ([`Patterns::seen`]).
+    /// [`KeySeen::special`] of the key added last, below `under` ([`Patterns::seen`]).
     #[serde(skip)]
-    classes: u8,
+    special: u8,
+    /// Keys to go before [`Patterns::same_pattern`] is tried again after it failed: keys
+    /// of many patterns mixed seldom come in runs, and each try costs part of a key's read.
+    #[serde(skip)]
+    untried: u8,
 }
 
 impl Patterns {
@@ -106,7 +110,8 @@ impl Patterns {
             table: GroupTable::new(config.cap),
             scratch: Vec::new(),
             delimiters: Vec::new(),
-            classes: 0,
+            special: 0,
+            untried: 0,
         }
     }
 
@@ -117,35 +122,90 @@ impl Patterns {
             table: self.table.like(),
             scratch: Vec::new(),
             delimiters: Vec::new(),
-            classes: 0,
+            special: 0,
+            untried: 0,
         }
     }
 
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
+        // Keys of one pattern come in runs: most are told from their last segment.
+        let same = self.segmenting.under.is_empty() && self.same_pattern_tried(&k.key);
         let Segmenting { delimiter, under } = &self.segmenting;
         match Some(&under[..])
             .filter(|under| !under.is_empty())
             .and_then(|under| k.key.strip_prefix(under))
         {
+            _ if same => {}
             Some(rest) => {
-                self.classes = segment(rest, delimiter, &mut self.scratch, &mut self.delimiters);
+                let classes = segment(rest, delimiter, &mut self.scratch, &mut self.delimiters);
+                self.special = classes & (SPECIAL | NOT_ASCII);
                 self.scratch.splice(0..0, under.iter().copied());
                 let under = under.len();
                 self.delimiters
                     .iter_mut()
                     .for_each(|at| *at = at.saturating_add(under));
             }
-            _ => self.classes = segment(&k.key, delimiter, &mut self.scratch, &mut self.delimiters),
+            None => {
+                let classes = segment(&k.key, delimiter, &mut self.scratch, &mut self.delimiters);
+                self.special = classes & (SPECIAL | NOT_ASCII);
+            }
         }
         self.table.add(&self.scratch, k);
+    }
+
+    /// [`Patterns::same_pattern`], tried on the key after a key it held for, and on one key
+    /// in eight after it failed.
+    #[inline(always)]
+    fn same_pattern_tried(&mut self, key: &[u8]) -> bool {
+        if self.untried > 0 {
+            self.untried = self.untried.saturating_sub(1);
+            return false;
+        }
+        let same = self.same_pattern(key);
+        if !same {
+            self.untried = 7;
+        }
+        same
+    }
+
+    /// Whether `key` has the pattern, the delimiters and the [`KeySeen`] of the key added
+    /// last, as it does when that pattern ends in `:*`, no segment before it was cut
+    /// short (its last delimiter is where the key's was, so every segment kept its
+    /// length), and `key` is that pattern's head followed by an id. Each segment of the
+    /// head is then a name that stays or a `*` that stays, and ids hold no special byte.
+    #[inline(always)]
+    fn same_pattern(&self, key: &[u8]) -> bool {
+        let [d] = self.segmenting.delimiter[..] else {
+            return false;
+        };
+        let Some(head) = self.scratch.strip_suffix(b"*") else {
+            return false;
+        };
+        if d == b'*'
+            || head.last() != Some(&d)
+            || self.delimiters.last().copied() != head.len().checked_sub(1)
+        {
+            return false;
+        }
+        let Some(tail) = key.strip_prefix(head) else {
+            return false;
+        };
+        let mut mask = 0;
+        for &b in tail {
+            if b == d {
+                return false;
+            }
+            mask |= CLASS[usize::from(b)];
+        }
+        is_id(tail, mask)
     }
 
     /// What the pattern's pass saw of the key added last: all of it when patterns are
     /// [`Patterns::built_with`] a delimiter.
     pub fn seen(&self) -> KeySeen {
         KeySeen {
-            classes: self.classes,
+            special: self.special,
             delimited: !self.delimiters.is_empty(),
         }
     }
@@ -287,6 +347,53 @@ mod tests {
         assert_eq!(pattern("12345"), "*");
         assert_eq!(pattern("a::b:"), "a::b:");
         assert_eq!(pattern(""), "");
+    }
+
+    /// A key told from its last segment ([`Patterns::same_pattern`]) gets the pattern,
+    /// delimiters and special bytes a full read of it gives, whatever key came before.
+    #[test]
+    fn a_key_told_from_its_last_segment_is_read_as_a_whole() {
+        let keys: &[&[u8]] = &[
+            b"key:1",
+            b"key:22",
+            b"key:abc",
+            b"key:5:6",
+            b"a:1:2",
+            b"a:*:3",
+            b"a:*:33",
+            b"ab:12:x*",
+            b"ab:*:x123",
+            b"ab:*:x*",
+            b"s \x01:9",
+            b"s \x01:10",
+            b"*:7",
+            b"*:8:9",
+            b"k:",
+            b"k:2",
+            b"k::3",
+            b"k:550e8400-e29b-41d4-a716-446655440000",
+            b"k:550e8400-e29b-41d4-a716-44665544000z",
+            b"\xc3\xa9:1",
+            b"\xc3\xa9:2",
+        ];
+        let read = |key: &[u8]| {
+            let (mut pattern, mut delimiters) = (Vec::new(), Vec::new());
+            let classes = segment(key, b":", &mut pattern, &mut delimiters);
+            (pattern, delimiters, classes & (SPECIAL | NOT_ASCII))
+        };
+        let mut hits = 0;
+        for before in keys {
+            for key in keys {
+                let mut patterns = Patterns::new(&PrefixConfig::default());
+                (patterns.scratch, patterns.delimiters, patterns.special) = read(before);
+                if patterns.same_pattern(key) {
+                    hits += 1;
+                    let seen = (patterns.scratch, patterns.delimiters, patterns.special);
+                    assert_eq!(seen, read(key), "{key:?} after {before:?}");
+                }
+            }
+        }
+        assert_eq!(hits, 24);
     }
 
     #[test]

@@ -94,7 +94,7 @@ impl KeyRules {
         };
         if on(Rule::KeySpecialChars) {
             let bad = match seen {
-                Some(seen) => special_chars_seen(key, seen.classes),
+                Some(seen) => special_chars_seen(key, seen.special),
                 None => special_chars(key),
             };
             if bad > 0 {
