@@ -3,7 +3,7 @@
 //! under a prefix, the prefix stays as it is and the rest of the key is patterned:
 //! `user:42:*` under `user:42`.
 
-use super::groups::GroupTable;
+use super::groups::{same_name, GroupTable};
 use super::prefixes::{find_delimiter, PrefixConfig, Segmenting};
 use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
@@ -188,9 +188,12 @@ impl Patterns {
         {
             return false;
         }
-        let Some(tail) = key.strip_prefix(head) else {
+        let Some((start, tail)) = key.split_at_checked(head.len()) else {
             return false;
         };
+        if !same_name(start, head) {
+            return false;
+        }
         let mut mask = 0;
         for &b in tail {
             if b == d {

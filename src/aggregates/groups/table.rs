@@ -99,10 +99,11 @@ pub(super) fn count_more(
     }
 }
 
-/// Whether two names are the same bytes: most are short, compared here in two loads of a
-/// word each (overlapping) rather than through a call to `memcmp`.
+/// Whether two names (or a key's start and a pattern's head) are the same bytes: most are
+/// short, compared here in two loads of a word each (overlapping) rather than through a
+/// call to `memcmp`.
 #[inline]
-fn same_name(a: &[u8], b: &[u8]) -> bool {
+pub fn same_name(a: &[u8], b: &[u8]) -> bool {
     fn load<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
         let mut w = [0u8; N];
         w.copy_from_slice(&s[at..at.saturating_add(N)]);
