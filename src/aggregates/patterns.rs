@@ -170,10 +170,11 @@ impl Patterns {
     }
 
     /// Whether `key` has the pattern, the delimiters and the [`KeySeen`] of the key added
-    /// last, as it does when that pattern ends in `:*`, no segment before it was cut
-    /// short (its last delimiter is where the key's was, so every segment kept its
-    /// length), and `key` is that pattern's head followed by an id. Each segment of the
-    /// head is then a name that stays or a `*` that stays, and ids hold no special byte.
+    /// last, as it does when that pattern ends in the delimiter and `*` (`user:*`), no
+    /// segment before it was cut short (its last delimiter is where the key's was, so
+    /// every segment kept its length), and `key` is that pattern's head followed by an id.
+    /// Each segment of the head is then a name that stays or a `*` that stays, and ids
+    /// hold no special byte. A one-byte delimiter other than `*` only.
     #[inline(always)]
     fn same_pattern(&self, key: &[u8]) -> bool {
         let [d] = self.segmenting.delimiter[..] else {
