@@ -71,6 +71,7 @@ impl KeyRules {
     /// total order ([`RuleTally`]), so they merge the same whatever order keys come in.
     /// `seen` is what the patterns' pass saw of the key, split by this configuration's
     /// delimiter, when it saw all of it: the key's bytes are then not read again.
+    #[inline(always)]
     pub fn add(&mut self, k: &KeyStats<'_>, seen: Option<KeySeen>) {
         let config = &*self.config;
         let t = &config.thresholds;
@@ -396,25 +397,34 @@ pub struct SmallStrings {
 
 impl SmallStrings {
     /// Adds `k` if it is a small string; `pattern` is its pattern under the lint's
-    /// delimiter when the caller has built it already.
+    /// delimiter when the caller has built it already. In line as far as telling that a
+    /// key counts nothing: not a small string, or a pattern ending in an id (most keys).
+    #[inline(always)]
     pub fn add(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>) {
         let config = &*self.config;
         let length = k.length().unwrap_or(0);
         if k.redis_type == RedisType::String
             && config.enabled(Rule::TypeStringsAsHash)
             && length <= config.thresholds.strings_as_hash_value_bytes
+            && !pattern.is_some_and(|p| ends_in_id(p, &config.delimiter))
         {
-            let key = &*k.key;
-            let pattern = match pattern {
-                Some(p) => p,
-                None => {
-                    pattern_of(key, &config.delimiter, &mut self.pattern);
-                    &self.pattern
-                }
-            };
-            if field_of(pattern, &config.delimiter).is_some() {
-                self.table.add_counting(pattern, k, length);
+            self.add_small(k, pattern, length);
+        }
+    }
+
+    /// [`SmallStrings::add`] of a small string of `length` bytes.
+    #[inline(never)]
+    fn add_small(&mut self, k: &KeyStats<'_>, pattern: Option<&[u8]>, length: u64) {
+        let config = &*self.config;
+        let pattern = match pattern {
+            Some(p) => p,
+            None => {
+                pattern_of(&k.key, &config.delimiter, &mut self.pattern);
+                &self.pattern
             }
+        };
+        if field_of(pattern, &config.delimiter).is_some() {
+            self.table.add_counting(pattern, k, length);
         }
     }
 }
