@@ -116,11 +116,11 @@ impl KeyRules {
                 None,
             );
         }
-        let delimited = |key| match seen {
+        let delimited = || match seen {
             Some(seen) => seen.delimited,
             None => find_delimiter(key, 0, &config.delimiter).is_some(),
         };
-        if on(Rule::KeyNoNamespace) && !delimited(key) {
+        if on(Rule::KeyNoNamespace) && !delimited() {
             found(Rule::KeyNoNamespace, 0, 1, None);
         }
         let length = k.length().unwrap_or(0);

@@ -11,8 +11,7 @@
 //! [`crate::model::facts`]), and requests too large for the histogram, are added under
 //! every candidate at once.
 
-use super::allocator::{sds_header, Allocator, ByAllocator};
-use super::calibration::{bucket, HISTOGRAM_BUCKETS};
+use super::allocator::{sds_header, small_row, Allocator, ByAllocator, SMALL_ROWS};
 use std::ops::AddAssign;
 
 /// Allocations by request size, summed over keys: what [`KeyAllocations`] gathers for
@@ -20,8 +19,8 @@ use std::ops::AddAssign;
 /// [`crate::model::calibration::UsedMemorySums`] sums over a dump, merged with `+=`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Requests {
-    /// Requests by size, in 8-byte buckets (negative: taken back).
-    pub(super) by_size: [i64; HISTOGRAM_BUCKETS],
+    /// Requests by size, in rows of 8 bytes ([`small_row`]; negative: taken back).
+    pub(super) by_size: [i64; SMALL_ROWS],
     /// Larger requests, and the walks' sums, under every candidate.
     pub(super) under_each: [i64; 3],
     /// What the keys' `used_memory` holds beside them that no allocator rounds: struct
@@ -32,7 +31,7 @@ pub struct Requests {
 impl Default for Requests {
     fn default() -> Self {
         Requests {
-            by_size: [0; HISTOGRAM_BUCKETS],
+            by_size: [0; SMALL_ROWS],
             under_each: [0; 3],
             unrounded: 0,
         }
@@ -94,12 +93,26 @@ impl KeyAllocations {
         self.class_times(n, 1)
     }
 
-    /// `count` requests of `n` bytes: their size classes under the key's allocator.
-    #[inline]
+    /// `count` requests of `n` bytes: their size classes under the key's allocator. A
+    /// small request's row gives both its class and its count's place in the histogram.
+    #[inline(always)]
     pub fn class_times(&mut self, n: u64, count: u64) -> u64 {
-        let class = self.allocator.class(n);
+        let row = small_row(n);
+        let class = match row {
+            Some(row) => self.allocator.row_class(row),
+            None => self.allocator.class(n),
+        };
         let total = class.saturating_mul(count);
-        self.record(n, count as i64, total as i64);
+        self.priced += total as i64;
+        match row.and_then(|row| self.requests.by_size.get_mut(row)) {
+            Some(c) => *c += count as i64,
+            None => {
+                let each = Allocator::classes(n);
+                for (e, c) in self.requests.under_each.iter_mut().zip(each.0) {
+                    *e += c as i64 * count as i64;
+                }
+            }
+        }
         total
     }
 
@@ -130,20 +143,6 @@ impl KeyAllocations {
         }
         self.priced -= mine as i64;
         mine
-    }
-
-    #[inline]
-    fn record(&mut self, n: u64, count: i64, total: i64) {
-        self.priced += total;
-        match bucket(n).and_then(|b| self.requests.by_size.get_mut(b)) {
-            Some(c) => *c += count,
-            None => {
-                let each = Allocator::classes(n);
-                for (e, c) in self.requests.under_each.iter_mut().zip(each.0) {
-                    *e += c as i64 * count;
-                }
-            }
-        }
     }
 
     /// The key's `used_memory` under its allocator is `used`: what its requests and sums
@@ -193,16 +192,6 @@ mod tests {
             expected += (30..40).map(|n| a.class(n)).sum::<u64>() + a.class(5000);
             expected += [10, 20, 30][a.index()] - [1, 2, 3][a.index()];
             assert_eq!(used_under(&k, a), expected, "{}", a.name());
-        }
-    }
-
-    #[test]
-    fn buckets_keep_every_class() {
-        for n in 0..crate::model::calibration::HISTOGRAM_SIZES {
-            let b = bucket(n).unwrap() as u64 * 8;
-            for a in Allocator::ALL {
-                assert_eq!(a.class(n), a.class(b), "{} bytes under {}", n, a.name());
-            }
         }
     }
 }

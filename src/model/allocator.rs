@@ -53,10 +53,16 @@ impl Allocator {
     /// [`SMALL_REQUESTS`] (a key's own requests, several a key), else worked out.
     #[inline]
     pub fn class(self, n: u64) -> u64 {
-        match SMALL_CLASSES[self.index()].get(small_bucket(n)) {
-            Some(&class) => u64::from(class),
+        match small_row(n) {
+            Some(row) => self.row_class(row),
             None => self.class_of(n),
         }
+    }
+
+    /// The class of every request of [`small_row`] `row`.
+    #[inline]
+    pub fn row_class(self, row: usize) -> u64 {
+        u64::from(SMALL_CLASSES[self.index()][row])
     }
 
     /// [`Allocator::class`], worked out.
@@ -209,30 +215,37 @@ impl std::ops::SubAssign for ByAllocator {
     }
 }
 
-/// Requests below this many bytes have their classes in [`SMALL_CLASSES`].
+/// Requests below this many bytes, a key's own, go by rows of 8 bytes: their classes are
+/// looked up ([`Allocator::row_class`]), and the memory model counts them by row
+/// ([`crate::model::allocations`]).
 pub const SMALL_REQUESTS: u64 = 1024;
 
-/// The table row of a request of `n` bytes: 8 bytes a row, as every candidate's classes
-/// below [`SMALL_REQUESTS`] end on a multiple of 8 (`small_classes_are_looked_up` checks
-/// every size); past the table for larger ones.
+/// Rows of requests below [`SMALL_REQUESTS`].
+pub const SMALL_ROWS: usize = SMALL_REQUESTS as usize / 8 + 1;
+
+/// The row of a request of `n` bytes, below [`SMALL_REQUESTS`]: 8 bytes a row, as every
+/// candidate's classes there end on a multiple of 8, so all the sizes of a row fall in the
+/// same class under each of them (`rows_keep_every_class` checks it).
 #[inline]
-fn small_bucket(n: u64) -> usize {
-    match n < SMALL_REQUESTS {
-        true => n.div_ceil(8) as usize,
-        false => usize::MAX,
-    }
+pub fn small_row(n: u64) -> Option<usize> {
+    (n < SMALL_REQUESTS).then(|| n.div_ceil(8) as usize)
 }
 
-/// Each candidate's class of the largest request of each 8-byte row below
-/// [`SMALL_REQUESTS`], in the order of [`Allocator::ALL`].
-static SMALL_CLASSES: [[u16; SMALL_REQUESTS as usize / 8 + 1]; 3] = {
-    let mut table = [[0; SMALL_REQUESTS as usize / 8 + 1]; 3];
+/// The largest request of row `row`: what its requests are priced as.
+const fn row_size(row: usize) -> u64 {
+    row as u64 * 8
+}
+
+/// Each candidate's class of every row below [`SMALL_REQUESTS`], in the order of
+/// [`Allocator::ALL`].
+static SMALL_CLASSES: [[u16; SMALL_ROWS]; 3] = {
+    let mut table = [[0; SMALL_ROWS]; 3];
     let mut a = 0;
     while a < 3 {
         let allocator = Allocator::ALL[a];
         let mut row = 0;
-        while row < table[a].len() {
-            table[a][row] = allocator.class_of(row as u64 * 8) as u16;
+        while row < SMALL_ROWS {
+            table[a][row] = allocator.class_of(row_size(row)) as u16;
             row += 1;
         }
         a += 1;
@@ -275,6 +288,22 @@ mod tests {
         for a in Allocator::ALL {
             for n in 0..SMALL_REQUESTS + 64 {
                 assert_eq!(a.class(n), a.class_of(n), "{n} bytes under {}", a.name());
+            }
+        }
+    }
+
+    #[test]
+    fn rows_keep_every_class() {
+        for n in 0..SMALL_REQUESTS {
+            let b = row_size(small_row(n).unwrap());
+            for a in Allocator::ALL {
+                assert_eq!(
+                    a.class_of(n),
+                    a.class_of(b),
+                    "{} bytes under {}",
+                    n,
+                    a.name()
+                );
             }
         }
     }

@@ -3,8 +3,8 @@
 //! lists' inner quicklist nodes LZF-compressed (`list-compress-depth`). Each key is priced
 //! once, under the profile's allocator; its allocations go into a histogram by request size
 //! ([`UsedMemorySums`], merged with `+=`), and the totals for every candidate are Σ count ×
-//! class(size) at the end ([`UsedMemoryTotals`]). Requests from [`HISTOGRAM_SIZES`] bytes
-//! on, rare, and the sums a collection's walk made for its elements are priced under every
+//! class(size) at the end ([`UsedMemoryTotals`]). Requests from
+//! [`super::allocator::SMALL_REQUESTS`] bytes on, rare, and the sums a collection's walk made for its elements are priced under every
 //! candidate as they come. Lists holding nodes the server may have compressed, rare too,
 //! add what each depth would save. So the whole dump's evidence, not a sample's, tells the
 //! candidates apart, for a few additions a key.
@@ -18,27 +18,6 @@ use std::ops::{AddAssign, SubAssign};
 /// `list-compress-depth` candidates: 0 (off) to 3. Deeper settings are rare, and differ
 /// from 3 by a few nodes a list; `--config-set list-compress-depth=N` names one.
 pub const DEPTH_CANDIDATES: u64 = 4;
-
-/// Requests below this size are counted in the histogram; larger ones are priced under
-/// every candidate as they come.
-pub const HISTOGRAM_SIZES: u64 = 1024;
-
-/// The histogram's buckets: 8 bytes each, as every candidate's size classes below
-/// [`HISTOGRAM_SIZES`] end on a multiple of 8, so all the sizes of a bucket fall in the
-/// same class under each of them (`buckets_keep_every_class` checks it). 1 KiB of counts:
-/// cheap to clear for each chunk of keys.
-pub const HISTOGRAM_BUCKETS: usize = (HISTOGRAM_SIZES / 8) as usize + 1;
-
-/// The bucket of a request of `n` bytes, below [`HISTOGRAM_SIZES`].
-#[inline]
-pub fn bucket(n: u64) -> Option<usize> {
-    (n < HISTOGRAM_SIZES).then(|| (n.div_ceil(8)) as usize)
-}
-
-/// The largest size of bucket `b`: what its requests are priced as.
-fn bucket_size(b: usize) -> u64 {
-    b as u64 * 8
-}
 
 /// Σ over keys of their allocations, by request size: `used_memory` under every candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,8 +86,8 @@ impl UsedMemorySums {
         }
         for (b, &count) in r.by_size.iter().enumerate() {
             if count != 0 {
-                let classes = Allocator::classes(bucket_size(b));
-                for (p, c) in priced.iter_mut().zip(classes.0) {
+                for (p, a) in priced.iter_mut().zip(Allocator::ALL) {
+                    let c = a.row_class(b);
                     *p = p.saturating_add((c as i64).saturating_mul(count));
                 }
             }
