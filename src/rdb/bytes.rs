@@ -102,6 +102,18 @@ impl<'data> Bytes<'data> {
         Ok(&self.data[start..self.pos])
     }
 
+    /// The bytes not yet read.
+    #[inline(always)]
+    pub fn rest(&self) -> &'data [u8] {
+        self.data.get(self.pos..).unwrap_or_default()
+    }
+
+    /// Steps over the next `len` bytes, which the caller read from [`Bytes::rest`].
+    #[inline(always)]
+    pub fn step_over(&mut self, len: usize) {
+        self.pos = self.pos.saturating_add(len).min(self.data.len());
+    }
+
     /// A string stored raw with a 6-bit length (under 64 bytes: most keys and small
     /// values), read on the shortest path: its bytes, or `None` with nothing consumed when
     /// the string has another form or runs past the end (the caller then reads it the

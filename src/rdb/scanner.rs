@@ -387,6 +387,37 @@ impl<'data> Scanner<'data> {
         }
     }
 
+    /// Reads the next record on the straight path when it is the commonest kind: a string
+    /// whose key and value are stored raw with a 6- or 14-bit length (or the value as an
+    /// integer), after at most an expiry in milliseconds, an LRU idle time and an LFU
+    /// frequency. The key is pushed onto `keys`, as [`Scanner::next_into`] would push it.
+    /// Anything else, or a record cut short, is left unread (false) for
+    /// [`Scanner::next_into`], which reads every form and says what is wrong.
+    #[inline(always)]
+    pub fn next_short_string(&mut self, keys: &mut Vec<KeyRecord<'data>>) -> bool {
+        let rest = self.r.rest();
+        let Some(record) = short_string(rest).filter(|_| !self.done) else {
+            return false;
+        };
+        let origin = self.r.offset();
+        let offset = |at: usize| origin.saturating_add(at as u64);
+        keys.push(KeyRecord {
+            db: self.db,
+            key: RdbString::Raw(record.key),
+            value_type: ValueType::String,
+            offset: offset(record.type_at),
+            serialized_bytes: record.end.wrapping_sub(record.type_at) as u64,
+            value: rest.get(record.value_at..record.end).unwrap_or_default(),
+            value_offset: offset(record.value_at),
+            expire_ms: record.expire_ms,
+            idle_s: record.idle_s,
+            lfu_freq: record.lfu_freq,
+            seen: ValueSeen::String(record.value),
+        });
+        self.r.step_over(record.end);
+        true
+    }
+
     fn eof(&mut self) -> Result<Record<'data>> {
         let checksummed_len = self.r.offset();
         let checksum = if self.header.has_checksum() {
@@ -403,6 +434,100 @@ impl<'data> Scanner<'data> {
             trailing_bytes: self.r.remaining() as u64,
         })
     }
+}
+
+/// A string record read on the straight path (see [`Scanner::next_short_string`]):
+/// positions are from the start of the record's first opcode.
+struct ShortString<'data> {
+    expire_ms: Option<i64>,
+    idle_s: Option<u64>,
+    lfu_freq: Option<u8>,
+    /// Where the type byte is.
+    type_at: usize,
+    key: &'data [u8],
+    /// Where the value starts, and where the record ends.
+    value_at: usize,
+    end: usize,
+    value: RdbString<'data>,
+}
+
+/// A length stored in 6 or 14 bits at `rest[at]`: the length and where what follows
+/// starts. Positions index `rest`, so adding a byte or two cannot overflow.
+#[inline(always)]
+fn short_length(rest: &[u8], at: usize) -> Option<(usize, usize)> {
+    let &first = rest.get(at)?;
+    match first >> 6 {
+        0 => Some((usize::from(first), at.wrapping_add(1))),
+        1 => {
+            let &second = rest.get(at.wrapping_add(1))?;
+            let len = (usize::from(first & 0x3f) << 8) | usize::from(second);
+            Some((len, at.wrapping_add(2)))
+        }
+        _ => None,
+    }
+}
+
+/// `N` bytes at `rest[at]`, and where what follows starts.
+#[inline(always)]
+fn fixed<const N: usize>(rest: &[u8], at: usize) -> Option<([u8; N], usize)> {
+    let end = at.wrapping_add(N);
+    let bytes = rest.get(at..end)?.try_into().ok()?;
+    Some((bytes, end))
+}
+
+/// The record at the start of `rest` when it is a short string (see
+/// [`Scanner::next_short_string`]).
+#[inline(always)]
+fn short_string(rest: &[u8]) -> Option<ShortString<'_>> {
+    let mut at = 0;
+    let mut expire_ms = None;
+    let mut idle_s = None;
+    let mut lfu_freq = None;
+    if rest.first() == Some(&opcode::EXPIRETIME_MS) {
+        let (ms, next) = fixed::<8>(rest, 1)?;
+        expire_ms = Some(i64::from_le_bytes(ms));
+        at = next;
+    }
+    if rest.get(at) == Some(&opcode::IDLE) {
+        let (idle, next) = short_length(rest, at.wrapping_add(1))?;
+        idle_s = Some(idle as u64);
+        at = next;
+    }
+    if rest.get(at) == Some(&opcode::FREQ) {
+        let ([freq], next) = fixed::<1>(rest, at.wrapping_add(1))?;
+        lfu_freq = Some(freq);
+        at = next;
+    }
+    let type_at = at;
+    if rest.get(type_at) != Some(&0) {
+        return None;
+    }
+    let (key_len, key_at) = short_length(rest, type_at.wrapping_add(1))?;
+    let value_at = key_at.wrapping_add(key_len);
+    let key = rest.get(key_at..value_at)?;
+    let (value, end) = match *rest.get(value_at)? {
+        0xc0 => fixed::<1>(rest, value_at.wrapping_add(1))
+            .map(|(v, end)| (RdbString::Int(i64::from(i8::from_le_bytes(v))), end))?,
+        0xc1 => fixed::<2>(rest, value_at.wrapping_add(1))
+            .map(|(v, end)| (RdbString::Int(i64::from(i16::from_le_bytes(v))), end))?,
+        0xc2 => fixed::<4>(rest, value_at.wrapping_add(1))
+            .map(|(v, end)| (RdbString::Int(i64::from(i32::from_le_bytes(v))), end))?,
+        _ => {
+            let (len, start) = short_length(rest, value_at)?;
+            let end = start.wrapping_add(len);
+            (RdbString::Raw(rest.get(start..end)?), end)
+        }
+    };
+    Some(ShortString {
+        expire_ms,
+        idle_s,
+        lfu_freq,
+        type_at,
+        key,
+        value_at,
+        end,
+        value,
+    })
 }
 
 /// What [`Scanner::next_into`] read.
@@ -460,6 +585,134 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Every record of `dump` as the general path reads it, then as a scan that tries the
+    /// straight path first reads it: keys and other records in order, and the error that
+    /// ends the scan, if any.
+    fn both_ways(dump: &[u8]) -> [String; 2] {
+        let Ok(scanner) = Scanner::new(dump) else {
+            return [String::new(), String::new()];
+        };
+        let general: Vec<String> = scanner.map(|r| format!("{r:?}")).collect();
+        let mut straight = Vec::new();
+        let mut scanner = Scanner::new(dump).expect("read once");
+        let mut keys = Vec::new();
+        loop {
+            let next = match scanner.next_short_string(&mut keys) {
+                true => Some(Ok(Next::Key)),
+                false => scanner.next_into(&mut keys),
+            };
+            straight.push(match next {
+                None => break,
+                Some(Ok(Next::Key)) => format!("{:?}", Ok::<_, DecodeError>(Record::Key(keys[0]))),
+                Some(Ok(Next::Record(r))) => format!("{:?}", Ok::<_, DecodeError>(r)),
+                Some(Err(e)) => format!("{:?}", Err::<Record, _>(e)),
+            });
+            keys.clear();
+        }
+        [general.join("\n"), straight.join("\n")]
+    }
+
+    fn dumps_under(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("testdata") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dumps_under(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rdb") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// The straight path reads every record of every shipped dump as the general path
+    /// does, and hands back to it whatever it does not take.
+    #[test]
+    fn the_straight_path_reads_what_the_general_path_reads() {
+        let mut dumps = Vec::new();
+        dumps_under(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata"),
+            &mut dumps,
+        );
+        let mut straight_keys = 0;
+        for path in &dumps {
+            let dump = std::fs::read(path).expect("dump");
+            let [general, straight] = both_ways(&dump);
+            assert_eq!(general, straight, "{}", path.display());
+            let mut scanner = Scanner::new(&dump);
+            let mut keys = Vec::new();
+            while let Ok(s) = &mut scanner {
+                if s.next_short_string(&mut keys) {
+                    straight_keys += 1;
+                } else if !matches!(s.next_into(&mut keys), Some(Ok(_))) {
+                    break;
+                }
+            }
+        }
+        assert!(dumps.len() >= 100, "{} dumps", dumps.len());
+        assert!(
+            straight_keys >= 500,
+            "{straight_keys} keys on the straight path"
+        );
+    }
+
+    /// Records with every prefix the straight path takes, every value form it takes and
+    /// some it does not, cut short at every byte: both paths read the same.
+    #[test]
+    fn the_straight_path_agrees_on_records_cut_short() {
+        let prefixes: [&[u8]; 5] = [
+            &[],
+            &[opcode::EXPIRETIME_MS, 1, 2, 3, 4, 5, 6, 7, 0x80],
+            &[opcode::IDLE, 0x41, 0x02],
+            &[opcode::FREQ, 9],
+            &[
+                opcode::EXPIRETIME_MS,
+                1,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                opcode::IDLE,
+                5,
+                opcode::FREQ,
+                3,
+            ],
+        ];
+        let mut long_key = vec![0x40, 70];
+        long_key.extend([b'k'; 70]);
+        let keys: [&[u8]; 3] = [&[0x03, b'a', b':', b'b'], &long_key, &[0xc0, 7]];
+        let values: [&[u8]; 7] = [
+            &[0x00],
+            &[0x02, b'h', b'i'],
+            &[0xc0, 0xff],
+            &[0xc1, 0x00, 0x80],
+            &[0xc2, 1, 2, 3, 0x84],
+            &[0xc3, 0x01, 0x01, 0x00],
+            &[0x80, 0, 0, 0, 1, b'x'],
+        ];
+        let mut records = 0;
+        for prefix in prefixes {
+            for key in keys {
+                for value in values {
+                    let mut dump = b"REDIS0011".to_vec();
+                    dump.extend(prefix);
+                    dump.push(0);
+                    dump.extend(key);
+                    dump.extend(value);
+                    dump.push(opcode::EOF);
+                    dump.extend([0; 8]);
+                    for len in 9..=dump.len() {
+                        let [general, straight] = both_ways(&dump[..len]);
+                        assert_eq!(general, straight, "{:?}", &dump[..len]);
+                        records += 1;
+                    }
+                }
+            }
+        }
+        assert!(records > 1000, "{records}");
     }
 
     /// Opcodes no shipped fixture carries: EXPIRETIME in seconds (RDB < 3), and the 8.x
