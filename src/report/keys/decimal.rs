@@ -44,6 +44,31 @@ impl Decimal for i64 {
     }
 }
 
+/// Numbers below this have at most 8 digits (see [`eight`]).
+pub const EIGHT_DIGITS: u64 = 100_000_000;
+
+/// `v` (below 10^8) in decimal: its digits at the start of an 8-byte word, and how many
+/// there are. The four pairs of digits are looked up and put in the word together, then
+/// the zeros in front shifted out.
+#[inline(always)]
+pub fn eight(v: u32) -> ([u8; 8], usize) {
+    let pair = |p: u32| {
+        let at = p as usize * 2;
+        u64::from(u16::from_le_bytes([PAIRS[at], PAIRS[at + 1]]))
+    };
+    let (high, low) = (v / 10_000, v % 10_000);
+    let word =
+        pair(high / 100) | pair(high % 100) << 16 | pair(low / 100) << 32 | pair(low % 100) << 48;
+    let len = match v.checked_ilog10() {
+        Some(log) => log as usize + 1,
+        None => 1,
+    };
+    ((word >> (8 * (8 - len))).to_le_bytes(), len)
+}
+
+/// Numbers below this have at most 16 digits (see [`sixteen`]).
+pub const SIXTEEN_DIGITS: u64 = 10_000_000_000_000_000;
+
 /// Appends `v` in decimal to `out`. One or two digits (most cells of a row of small keys:
 /// the db, sizes of a few dozen bytes, zero elements) are written in line, longer numbers
 /// out of line.
@@ -68,10 +93,9 @@ pub fn push_decimal(out: &mut Vec<u8>, v: impl Decimal) {
 /// (the row then cut back to the number's length); longer numbers 16 digits at a time.
 #[inline(never)]
 fn push_digits(out: &mut Vec<u8>, v: u64) {
-    const SIXTEEN: u64 = 10_000_000_000_000_000;
-    if v >= SIXTEEN {
-        push_digits(out, v / SIXTEEN);
-        push_sixteen(out, v % SIXTEEN, 16);
+    if v >= SIXTEEN_DIGITS {
+        push_digits(out, v / SIXTEEN_DIGITS);
+        push_sixteen(out, v % SIXTEEN_DIGITS, 16);
     } else {
         push_sixteen(out, v, 0);
     }
@@ -79,7 +103,17 @@ fn push_digits(out: &mut Vec<u8>, v: u64) {
 
 /// Appends `v` (below 10^16) with at least `min_len` digits (zeros in front).
 #[inline(always)]
-fn push_sixteen(out: &mut Vec<u8>, mut v: u64, min_len: usize) {
+fn push_sixteen(out: &mut Vec<u8>, v: u64, min_len: usize) {
+    let (word, len) = sixteen(v, min_len);
+    let end = out.len() + len;
+    out.extend_from_slice(&word);
+    out.truncate(end);
+}
+
+/// `v` (below 10^16) in decimal, with at least `min_len` digits (zeros in front): its
+/// digits at the start of a 16-byte word, and how many there are.
+#[inline(always)]
+pub fn sixteen(mut v: u64, min_len: usize) -> ([u8; 16], usize) {
     let mut digits = [b'0'; 16];
     let mut unused = 16;
     while v >= 100 && unused >= 2 {
@@ -98,9 +132,7 @@ fn push_sixteen(out: &mut Vec<u8>, mut v: u64, min_len: usize) {
     }
     let unused = unused.min(16 - min_len);
     let word = u128::from_be_bytes(digits) << (8 * unused);
-    let len = out.len() + 16 - unused;
-    out.extend_from_slice(&word.to_be_bytes());
-    out.truncate(len);
+    (word.to_be_bytes(), 16 - unused)
 }
 
 #[cfg(test)]
@@ -131,6 +163,10 @@ mod tests {
             let mut out = Vec::new();
             push_decimal(&mut out, v);
             assert_eq!(out, v.to_string().into_bytes());
+        }
+        for v in (0..2000).chain([9_999_999, 10_000_000, 12_345_678, 99_999_999]) {
+            let (word, len) = eight(v);
+            assert_eq!(&word[..len], v.to_string().as_bytes(), "{v}");
         }
         let mut out = Vec::new();
         push_decimal(&mut out, 255u8);

@@ -3,9 +3,11 @@
 //! Rows are rendered straight into byte buffers (one per batch of keys, on the worker that
 //! analysed them) rather than through the `csv` crate: on dumps of many small keys the
 //! writer was a third of the run time, and escaped keys never hold a newline, so quoting
-//! is the only CSV rule left to apply.
+//! is the only CSV rule left to apply. A CSV row is written in place, into room made once
+//! ([`Room`]): each cell stored whole, small numbers from a table, without a `Vec`'s
+//! capacity check per byte; a row that does not fit is written again in more room.
 
-use super::decimal::{push_decimal, Decimal};
+use super::decimal::{eight, push_decimal, sixteen, Decimal, EIGHT_DIGITS, SIXTEEN_DIGITS};
 use crate::aggregates::key_columns::{key_columns, Key, Label, TypeName, COLUMNS};
 use crate::model::key_stats::KeyStats;
 use crate::rdb::RedisType;
@@ -64,22 +66,180 @@ impl RowFormat {
         out
     }
 
-    /// Appends the row for `k` to `out`, after `file_cell` (see [`RowFormat::file_cell`];
+    /// Appends the row for `k` to `text`, after `file_cell` (see [`RowFormat::file_cell`];
     /// empty for a run over one dump).
-    pub fn render(self, k: &KeyStats<'_>, file_cell: &[u8], out: &mut Vec<u8>) {
+    pub fn render(self, k: &KeyStats<'_>, file_cell: &[u8], text: &mut RowText) {
         match self {
             RowFormat::Csv => {
-                out.extend_from_slice(file_cell);
-                render_csv(k, out);
+                // A row written in place; one that does not fit is written again in room
+                // twice as large.
+                let mut room = ROW_ROOM;
+                while !text.in_place(room, |row| {
+                    if !file_cell.is_empty() {
+                        row.put(file_cell);
+                    }
+                    render_csv(k, row);
+                }) {
+                    room = room.saturating_mul(2);
+                }
             }
-            RowFormat::Rdbtools => render_rdbtools(k, out),
-            RowFormat::Jsonl => {
+            RowFormat::Rdbtools => text.append(|out| render_rdbtools(k, out)),
+            RowFormat::Jsonl => text.append(|out| {
                 out.push(b'{');
                 out.extend_from_slice(file_cell);
                 render_json(k, out);
+            }),
+        }
+    }
+}
+
+/// Room a CSV row is first written in: a row of small numbers and a key of up to a few
+/// hundred bytes.
+const ROW_ROOM: usize = 512;
+
+/// The text rows of a chunk of keys, and room a CSV row is written into in place
+/// ([`Room`]) before it joins them.
+pub struct RowText {
+    rows: Vec<u8>,
+    /// Initialised once: the row's bytes are stored in it whole, without growing a `Vec`.
+    room: Vec<u8>,
+}
+
+impl Default for RowText {
+    fn default() -> Self {
+        RowText::with_capacity(0)
+    }
+}
+
+impl RowText {
+    /// Rows with room for `capacity` bytes to start with.
+    pub fn with_capacity(capacity: usize) -> Self {
+        RowText {
+            rows: Vec::with_capacity(capacity),
+            room: Vec::new(),
+        }
+    }
+
+    /// The rows written.
+    pub fn rows(&self) -> &[u8] {
+        &self.rows
+    }
+
+    /// A row appended to the rows as to a `Vec` (JSON Lines, redis-rdb-tools' CSV).
+    fn append(&mut self, row: impl FnOnce(&mut Vec<u8>)) {
+        row(&mut self.rows);
+    }
+
+    /// A row written by `row` in `room` bytes, then appended to the rows: false, and
+    /// nothing appended, when it did not fit.
+    #[inline(always)]
+    fn in_place(&mut self, room: usize, row: impl FnOnce(&mut Room<'_>)) -> bool {
+        if self.room.len() < room {
+            self.room.resize(room, 0);
+        }
+        let mut written = Room {
+            buf: &mut self.room,
+            at: 0,
+            full: false,
+        };
+        row(&mut written);
+        if written.full {
+            return false;
+        }
+        let at = written.at;
+        self.rows
+            .extend_from_slice(self.room.get(..at).unwrap_or_default());
+        true
+    }
+}
+
+/// Room one row is written into in place: a cursor kept in a register while the row's
+/// cells are written, each stored as a whole without growing a `Vec`. A cell that does
+/// not fit marks the room `full` (and the row is written again in more room).
+struct Room<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+    full: bool,
+}
+
+impl Room<'_> {
+    /// Writes `bytes`.
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.at.wrapping_add(bytes.len());
+        match self.buf.get_mut(self.at..end) {
+            Some(to) => {
+                to.copy_from_slice(bytes);
+                self.at = end;
+            }
+            None => self.full = true,
+        }
+    }
+
+    /// Writes the first `len` bytes of `word`, storing it whole.
+    #[inline(always)]
+    fn put_word<const N: usize>(&mut self, word: [u8; N], len: usize) {
+        match self.buf.get_mut(self.at..self.at.wrapping_add(N)) {
+            Some(to) => {
+                to.copy_from_slice(&word);
+                self.at = self.at.wrapping_add(len);
+            }
+            None => self.full = true,
+        }
+    }
+
+    /// Writes `v` in decimal and a comma: numbers below 100 from a table, others out of
+    /// line.
+    #[inline(always)]
+    fn decimal_cell(&mut self, v: impl Decimal) {
+        let (negative, magnitude) = v.sign_and_magnitude();
+        match SMALL_CELLS.get(magnitude as usize) {
+            Some(&(cell, len)) if !negative => self.put_word(cell, usize::from(len)),
+            _ => {
+                if negative {
+                    self.put_word([b'-'], 1);
+                }
+                if magnitude < EIGHT_DIGITS {
+                    let (digits, len) = eight(magnitude as u32);
+                    self.put_word(digits, len);
+                } else if magnitude < SIXTEEN_DIGITS {
+                    let (digits, len) = digits_word(magnitude);
+                    self.put_word(digits, len);
+                } else {
+                    self.put(&long_digits(magnitude));
+                }
+                self.put_word([b','], 1);
             }
         }
     }
+}
+
+/// "0," to "99,", each in a word of four bytes, and its length.
+const SMALL_CELLS: [([u8; 4], u8); 100] = {
+    let mut t = [([0u8; 4], 0u8); 100];
+    let mut v = 0;
+    while v < 100 {
+        t[v] = match v {
+            0..=9 => ([b'0' + v as u8, b',', 0, 0], 2),
+            _ => ([b'0' + (v / 10) as u8, b'0' + (v % 10) as u8, b',', 0], 3),
+        };
+        v += 1;
+    }
+    t
+};
+
+/// `v` (below 10^16) in decimal: its digits at the start of a word, and how many.
+#[inline(never)]
+fn digits_word(v: u64) -> ([u8; 16], usize) {
+    sixteen(v, 0)
+}
+
+/// `v` (10^16 or more) in decimal.
+#[inline(never)]
+fn long_digits(v: u64) -> Vec<u8> {
+    let mut digits = Vec::new();
+    push_decimal(&mut digits, v);
+    digits
 }
 
 /// Bytes a key may hold and still be written to CSV as is: printable ASCII other than the
@@ -89,6 +249,17 @@ const PLAIN_CSV: [bool; 256] = {
     let mut b = 0x20;
     while b < 0x7f {
         table[b] = !matches!(b as u8, b'\\' | b',' | b'"');
+        b += 1;
+    }
+    table
+};
+
+/// 1 for the bytes [`PLAIN_CSV`] leaves out, else 0.
+const NOT_PLAIN_CSV: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = !PLAIN_CSV[b] as u8;
         b += 1;
     }
     table
@@ -127,64 +298,93 @@ fn csv_key(out: &mut Vec<u8>, key: &[u8]) {
     if plain {
         out.extend_from_slice(key);
     } else {
-        csv_text(out, &neutralize_formula(escape_key(key)));
+        out.extend_from_slice(&csv_key_escaped(key));
     }
 }
 
-/// A value as a CSV cell.
+/// A key that is not plain as its CSV cell: escaped, neutralised and quoted as needed.
+#[inline(never)]
+fn csv_key_escaped(key: &[u8]) -> Vec<u8> {
+    let mut cell = Vec::new();
+    csv_text(&mut cell, &neutralize_formula(escape_key(key)));
+    cell
+}
+
+/// A value as a CSV cell, followed by its comma.
 trait CsvCell {
-    fn csv(self, out: &mut Vec<u8>);
+    fn csv(self, row: &mut Room<'_>);
 }
 
 impl<T: Decimal> CsvCell for T {
-    #[inline]
-    fn csv(self, out: &mut Vec<u8>) {
-        push_decimal(out, self);
+    #[inline(always)]
+    fn csv(self, row: &mut Room<'_>) {
+        row.decimal_cell(self);
     }
 }
 
 impl<T: Decimal> CsvCell for Option<T> {
-    #[inline]
-    fn csv(self, out: &mut Vec<u8>) {
-        opt_num(out, self);
-    }
-}
-
-impl CsvCell for Key<'_> {
-    #[inline]
-    fn csv(self, out: &mut Vec<u8>) {
-        csv_key(out, self.0);
-    }
-}
-
-impl CsvCell for TypeName<'_> {
-    #[inline]
-    fn csv(self, out: &mut Vec<u8>) {
-        match self.builtin() {
-            // Redis's own type names need no quoting.
-            Some(name) => out.extend_from_slice(name.as_bytes()),
-            None => csv_text(out, &self.name()),
+    #[inline(always)]
+    fn csv(self, row: &mut Room<'_>) {
+        match self {
+            Some(v) => row.decimal_cell(v),
+            None => row.put_word([b','], 1),
         }
     }
 }
 
+impl CsvCell for Key<'_> {
+    #[inline(always)]
+    fn csv(self, row: &mut Room<'_>) {
+        let key = self.0;
+        // Most keys are printable ASCII that needs neither escaping, quoting nor neutralising:
+        // every byte looked up, without a branch each.
+        let not_plain = key
+            .iter()
+            .fold(0, |any, &b| any | NOT_PLAIN_CSV[b as usize]);
+        if not_plain == 0 && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@')) {
+            row.put(key);
+        } else {
+            row.put(&csv_key_escaped(key));
+        }
+        row.put_word([b','], 1);
+    }
+}
+
+impl CsvCell for TypeName<'_> {
+    #[inline(always)]
+    fn csv(self, row: &mut Room<'_>) {
+        match self.builtin() {
+            // Redis's own type names need no quoting.
+            Some(name) => row.put(name.as_bytes()),
+            None => {
+                let mut cell = Vec::new();
+                csv_text(&mut cell, &self.name());
+                row.put(&cell);
+            }
+        }
+        row.put_word([b','], 1);
+    }
+}
+
 impl CsvCell for Label {
-    #[inline]
-    fn csv(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.0.as_bytes());
+    #[inline(always)]
+    fn csv(self, row: &mut Room<'_>) {
+        row.put(self.0.as_bytes());
+        row.put_word([b','], 1);
     }
 }
 
 macro_rules! csv_row {
     ($($field:ident $name:literal: $ty:ty = $doc:literal, |$k:ident| $get:expr;)*) => {
         /// The row's cells, each followed by a comma; the last comma becomes the newline.
-        fn render_csv(row: &KeyStats<'_>, out: &mut Vec<u8>) {
+        #[inline(always)]
+        fn render_csv(row: &KeyStats<'_>, out: &mut Room<'_>) {
             $(
                 CsvCell::csv({ let $k = row; $get }, out);
-                out.push(b',');
             )*
-            if let Some(last) = out.last_mut() {
-                *last = b'\n';
+            match out.at.checked_sub(1).and_then(|last| out.buf.get_mut(last)) {
+                Some(last) => *last = b'\n',
+                None => out.full = true,
             }
         }
     };
@@ -314,6 +514,51 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "\"'=HYPERLINK(\"\"x\"\")\\x0a\""
+        );
+    }
+
+    /// Rows of every size, with keys plain and not, numbers of every width and sign, in
+    /// one dump's run and a run over several: each as its cells written one by one say.
+    #[test]
+    fn csv_rows_of_every_size_are_written_whole() {
+        let mut text = RowText::default();
+        let mut expected = Vec::new();
+        let mut rows = 0;
+        for len in (0..40).chain([255, 256, 480, 500, 511, 512, 513, 1000, 2100]) {
+            for (fill, file) in [(b'k', ""), (b',', "dump.rdb"), (0x07, "a,b.rdb")] {
+                let key = vec![fill; len];
+                let mut k = KeyStats::new();
+                k.key = key.as_slice().into();
+                k.db = len as u64 * 1_000_000_007;
+                k.elements = (len % 3 != 0).then_some(len as u64);
+                k.serialized_bytes = u64::MAX - len as u64;
+                k.memory_bytes = 10u64.pow(len as u32 % 20);
+                k.expiry_ms = Some(-(len as i64) * 999_999_937);
+                k.ttl_s = (len % 2 == 0).then_some(i64::MIN + len as i64);
+                k.lfu_freq = Some(len as u8);
+                let file_cell = RowFormat::Csv.file_cell(file);
+                RowFormat::Csv.render(&k, &file_cell, &mut text);
+                expected.extend_from_slice(&file_cell);
+                expected.extend_from_slice(format!("{},", k.db).as_bytes());
+                csv_key(&mut expected, &key);
+                let cells = format!(
+                    ",string,raw,{},{},{},0,{},{},,{},{}\n",
+                    k.elements.map_or(String::new(), |e| e.to_string()),
+                    k.serialized_bytes,
+                    k.memory_bytes,
+                    k.expiry_ms.unwrap(),
+                    k.ttl_s.map_or(String::new(), |t| t.to_string()),
+                    len as u8,
+                    k.slot()
+                );
+                expected.extend_from_slice(cells.as_bytes());
+                rows += 1;
+            }
+        }
+        assert_eq!(rows, 147);
+        assert_eq!(
+            String::from_utf8_lossy(text.rows()),
+            String::from_utf8_lossy(&expected)
         );
     }
 

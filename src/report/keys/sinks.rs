@@ -14,7 +14,7 @@
 use super::arrow::ArrowKeys;
 use super::columns::{FileName, KeyColumns};
 use super::parquet::ParquetKeys;
-use super::rows::RowFormat;
+use super::rows::{RowFormat, RowText};
 use crate::model::key_stats::KeyStats;
 use crate::pass::row_sink::{RowBuild, RowSink};
 use crate::text::escape::{escape_key, neutralize_formula};
@@ -41,7 +41,7 @@ pub enum ColumnFormat {
 /// The rows of one chunk of keys, in each form asked for.
 #[derive(Default)]
 pub struct RowBatch {
-    text: Vec<u8>,
+    text: RowText,
     columns: Option<KeyColumns>,
 }
 
@@ -60,8 +60,8 @@ impl RowBuild for RowBuilder {
     fn start(&self) -> RowBatch {
         RowBatch {
             text: match self.text {
-                Some(_) => Vec::with_capacity(64 * 1024),
-                None => Vec::new(),
+                Some(_) => RowText::with_capacity(64 * 1024),
+                None => RowText::default(),
             },
             columns: self
                 .column_file
@@ -234,7 +234,7 @@ impl RowSink for RowSinks<'_, '_> {
     fn batch(&mut self, rows: RowBatch) -> io::Result<()> {
         self.write_header()?;
         if let Some((_, out)) = &mut self.text {
-            out.write_all(&rows.text)?;
+            out.write_all(rows.text.rows())?;
         }
         match (&mut self.columns, rows.columns) {
             (Some(thread), Some(columns)) => thread.send(columns),
