@@ -112,7 +112,7 @@ pub fn replace_files<T>(
             ));
         }
         match File::create(partial) {
-            Ok(f) => files.push(BufWriter::with_capacity(1 << 20, f)),
+            Ok(f) => files.push(BufWriter::with_capacity(1 << 15, f)),
             Err(e) => {
                 remove_partials();
                 return Err(in_file(partial, e));
