@@ -163,17 +163,30 @@ struct Room<'a> {
 }
 
 impl Room<'_> {
-    /// Writes `bytes`.
+    /// Writes `bytes`: from 4 to 16 of them (a name, most keys) as two words that may
+    /// overlap, in line; others with `memcpy`.
     #[inline(always)]
     fn put(&mut self, bytes: &[u8]) {
-        let end = self.at.wrapping_add(bytes.len());
-        match self.buf.get_mut(self.at..end) {
-            Some(to) => {
-                to.copy_from_slice(bytes);
-                self.at = end;
+        let len = bytes.len();
+        let end = self.at.wrapping_add(len);
+        let Some(to) = self.buf.get_mut(self.at..end) else {
+            self.full = true;
+            return;
+        };
+        match len {
+            8..=16 => {
+                let tail = len - 8;
+                to[..8].copy_from_slice(&bytes[..8]);
+                to[tail..].copy_from_slice(&bytes[tail..]);
             }
-            None => self.full = true,
+            4..=7 => {
+                let tail = len - 4;
+                to[..4].copy_from_slice(&bytes[..4]);
+                to[tail..].copy_from_slice(&bytes[tail..]);
+            }
+            _ => to.copy_from_slice(bytes),
         }
+        self.at = end;
     }
 
     /// Writes the first `len` bytes of `word`, storing it whole.
@@ -188,8 +201,8 @@ impl Room<'_> {
         }
     }
 
-    /// Writes `v` in decimal and a comma: numbers below 100 from a table, others out of
-    /// line.
+    /// Writes `v` in decimal and a comma: numbers below 100 from a table, below 10^8 from
+    /// their pairs of digits ([`eight`]), longer ones out of line.
     #[inline(always)]
     fn decimal_cell(&mut self, v: impl Decimal) {
         let (negative, magnitude) = v.sign_and_magnitude();
@@ -242,28 +255,28 @@ fn long_digits(v: u64) -> Vec<u8> {
     digits
 }
 
-/// Bytes a key may hold and still be written to CSV as is: printable ASCII other than the
-/// backslash (the escape character), the comma and the quote.
-const PLAIN_CSV: [bool; 256] = {
-    let mut table = [false; 256];
+/// 1 for a byte that keeps a key from being written to CSV as it is, else 0: a byte other
+/// than printable ASCII, the backslash (the escape character), the comma and the quote.
+const NOT_PLAIN_CSV: [u8; 256] = {
+    let mut table = [1; 256];
     let mut b = 0x20;
     while b < 0x7f {
-        table[b] = !matches!(b as u8, b'\\' | b',' | b'"');
+        table[b] = matches!(b as u8, b'\\' | b',' | b'"') as u8;
         b += 1;
     }
     table
 };
 
-/// 1 for the bytes [`PLAIN_CSV`] leaves out, else 0.
-const NOT_PLAIN_CSV: [u8; 256] = {
-    let mut table = [0; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = !PLAIN_CSV[b] as u8;
-        b += 1;
-    }
-    table
-};
+/// Whether `key` is written to CSV as it is (most keys): printable ASCII that needs
+/// neither escaping, quoting nor neutralising. Every byte is looked up, without a branch
+/// each.
+#[inline(always)]
+fn is_plain_csv(key: &[u8]) -> bool {
+    let not_plain = key
+        .iter()
+        .fold(0, |any, &b| any | NOT_PLAIN_CSV[usize::from(b)]);
+    not_plain == 0 && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@'))
+}
 
 #[inline]
 fn opt_num(out: &mut Vec<u8>, v: Option<impl Decimal>) {
@@ -292,10 +305,7 @@ fn csv_text(out: &mut Vec<u8>, text: &str) {
 }
 
 fn csv_key(out: &mut Vec<u8>, key: &[u8]) {
-    // Most keys are printable ASCII that needs neither escaping, quoting nor neutralising.
-    let plain = key.iter().all(|&b| PLAIN_CSV[b as usize])
-        && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@'));
-    if plain {
+    if is_plain_csv(key) {
         out.extend_from_slice(key);
     } else {
         out.extend_from_slice(&csv_key_escaped(key));
@@ -336,12 +346,7 @@ impl CsvCell for Key<'_> {
     #[inline(always)]
     fn csv(self, row: &mut Room<'_>) {
         let key = self.0;
-        // Most keys are printable ASCII that needs neither escaping, quoting nor neutralising:
-        // every byte looked up, without a branch each.
-        let not_plain = key
-            .iter()
-            .fold(0, |any, &b| any | NOT_PLAIN_CSV[b as usize]);
-        if not_plain == 0 && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@')) {
+        if is_plain_csv(key) {
             row.put(key);
         } else {
             row.put(&csv_key_escaped(key));
