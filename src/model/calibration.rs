@@ -4,8 +4,8 @@
 //! once, under the profile's allocator; its allocations go into a histogram by request size
 //! ([`UsedMemorySums`], merged with `+=`), and the totals for every candidate are Σ count ×
 //! class(size) at the end ([`UsedMemoryTotals`]). Requests from
-//! [`super::allocator::SMALL_REQUESTS`] bytes on, rare, and the sums a collection's walk made for its elements are priced under every
-//! candidate as they come. Lists holding nodes the server may have compressed, rare too,
+//! [`super::allocator::SMALL_REQUESTS`] bytes on, rare, and the sums a collection's walk
+//! made for its elements are priced under every candidate as they come. Lists holding nodes the server may have compressed, rare too,
 //! add what each depth would save. So the whole dump's evidence, not a sample's, tells the
 //! candidates apart, for a few additions a key.
 

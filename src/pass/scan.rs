@@ -231,16 +231,9 @@ impl<'data> DumpScan<'data> {
             }
         }
         let read = batch.len().wrapping_sub(before) as u64;
-        let Some(k) = batch.last().filter(|_| read > 0) else {
-            return;
-        };
-        if k.db != self.run.db {
-            self.end_run();
-            self.run.db = k.db;
+        if let Some(k) = batch.last().filter(|_| read > 0) {
+            self.count(k.db, read, expires);
         }
-        add_bounded(&mut self.run.keys, read);
-        add_bounded(&mut self.run.expires, expires);
-        add_bounded(&mut self.info.keys, read);
     }
 
     /// Reads the records before the first key (header, aux fields, functions): what a
@@ -289,13 +282,19 @@ impl<'data> DumpScan<'data> {
         if self.profile.is_none() {
             self.profile = self.info.profile();
         }
-        if k.db != self.run.db {
+        self.count(k.db, 1, u64::from(k.expire_ms.is_some()));
+    }
+
+    /// Counts `keys` keys of `db` read in a row, `expires` of them with an expiry.
+    #[inline(always)]
+    fn count(&mut self, db: u64, keys: u64, expires: u64) {
+        if db != self.run.db {
             self.end_run();
-            self.run.db = k.db;
+            self.run.db = db;
         }
-        add_bounded(&mut self.run.keys, 1);
-        add_bounded(&mut self.run.expires, u64::from(k.expire_ms.is_some()));
-        add_bounded(&mut self.info.keys, 1);
+        add_bounded(&mut self.run.keys, keys);
+        add_bounded(&mut self.run.expires, expires);
+        add_bounded(&mut self.info.keys, keys);
     }
 
     /// Adds the run of keys read since the last call to their db's counts.

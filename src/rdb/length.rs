@@ -178,7 +178,8 @@ pub fn read_nonzero_count(
 
 /// Reads a string. Raw strings with a 6-bit length (most keys) take the shortest path,
 /// those with a 14-bit length (most values) an inlined one; everything else goes through
-/// [`read_string_general`].
+/// [`read_string_general`]. (The scanner's straight path reads both from a slice,
+/// [`short_raw_string`]; on a cursor, in the general path, these two cost less.)
 #[inline(always)]
 pub fn read_string<'data>(r: &mut Bytes<'data>, reading: &'static str) -> Result<RdbString<'data>> {
     match r.read_short_raw_string() {
@@ -208,6 +209,33 @@ fn read_string_longer<'data>(
         }
     }
     read_string_general(r, reading)
+}
+
+/// A length stored in 6 or 14 bits at `rest[at]`: the length and where what follows
+/// starts; `None` for the other forms or past the end. Positions index `rest`, so adding
+/// a byte or two cannot overflow.
+#[inline(always)]
+pub fn short_length(rest: &[u8], at: usize) -> Option<(usize, usize)> {
+    let &first = rest.get(at)?;
+    match first >> 6 {
+        0 => Some((usize::from(first), at.wrapping_add(1))),
+        1 => {
+            let &second = rest.get(at.wrapping_add(1))?;
+            let len = (usize::from(first & 0x3f) << 8) | usize::from(second);
+            Some((len, at.wrapping_add(2)))
+        }
+        _ => None,
+    }
+}
+
+/// A string stored raw with a 6- or 14-bit length at `rest[at]` (most keys and values):
+/// its bytes and where what follows starts; `None`, for the caller to read it the general
+/// way (which says what is wrong), for the other forms or a string past the end.
+#[inline(always)]
+pub fn short_raw_string(rest: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let (len, start) = short_length(rest, at)?;
+    let end = start.wrapping_add(len);
+    Some((rest.get(start..end)?, end))
 }
 
 #[inline(never)]

@@ -5,7 +5,9 @@
 use super::bytes::Bytes;
 use super::error::{DecodeError, Problem, Result};
 use super::header::{Flavor, Header};
-use super::length::{read_count, read_length, read_string, RdbString};
+use super::length::{
+    read_count, read_length, read_string, short_length, short_raw_string, RdbString,
+};
 use super::module::{skip_key_metadata, skip_module_aux, ModuleId};
 use super::template::{listpack_template_id, Template};
 use super::value::{skip_value, ReleasePages, Scratch};
@@ -451,22 +453,6 @@ struct ShortString<'data> {
     value: RdbString<'data>,
 }
 
-/// A length stored in 6 or 14 bits at `rest[at]`: the length and where what follows
-/// starts. Positions index `rest`, so adding a byte or two cannot overflow.
-#[inline(always)]
-fn short_length(rest: &[u8], at: usize) -> Option<(usize, usize)> {
-    let &first = rest.get(at)?;
-    match first >> 6 {
-        0 => Some((usize::from(first), at.wrapping_add(1))),
-        1 => {
-            let &second = rest.get(at.wrapping_add(1))?;
-            let len = (usize::from(first & 0x3f) << 8) | usize::from(second);
-            Some((len, at.wrapping_add(2)))
-        }
-        _ => None,
-    }
-}
-
 /// `N` bytes at `rest[at]`, and where what follows starts.
 #[inline(always)]
 fn fixed<const N: usize>(rest: &[u8], at: usize) -> Option<([u8; N], usize)> {
@@ -502,9 +488,7 @@ fn short_string(rest: &[u8]) -> Option<ShortString<'_>> {
     if rest.get(type_at) != Some(&0) {
         return None;
     }
-    let (key_len, key_at) = short_length(rest, type_at.wrapping_add(1))?;
-    let value_at = key_at.wrapping_add(key_len);
-    let key = rest.get(key_at..value_at)?;
+    let (key, value_at) = short_raw_string(rest, type_at.wrapping_add(1))?;
     let (value, end) = match *rest.get(value_at)? {
         0xc0 => fixed::<1>(rest, value_at.wrapping_add(1))
             .map(|(v, end)| (RdbString::Int(i64::from(i8::from_le_bytes(v))), end))?,
@@ -512,11 +496,7 @@ fn short_string(rest: &[u8]) -> Option<ShortString<'_>> {
             .map(|(v, end)| (RdbString::Int(i64::from(i16::from_le_bytes(v))), end))?,
         0xc2 => fixed::<4>(rest, value_at.wrapping_add(1))
             .map(|(v, end)| (RdbString::Int(i64::from(i32::from_le_bytes(v))), end))?,
-        _ => {
-            let (len, start) = short_length(rest, value_at)?;
-            let end = start.wrapping_add(len);
-            (RdbString::Raw(rest.get(start..end)?), end)
-        }
+        _ => short_raw_string(rest, value_at).map(|(v, end)| (RdbString::Raw(v), end))?,
     };
     Some(ShortString {
         expire_ms,

@@ -5,7 +5,8 @@
 //! twentieth of a `keys` run on dumps of small keys (a dozen numbers per row). Here one
 //! or two digits are pushed in line; longer numbers are built two digits at a time in a
 //! 16-byte word, which the row grows by in one store before it is cut back to the
-//! number's length.
+//! number's length. CSV rows written in place take the words themselves: [`eight`] for
+//! numbers below 10^8, [`sixteen`] for longer ones.
 
 /// "00", "01", … "99".
 const PAIRS: [u8; 200] = {
