@@ -245,6 +245,16 @@ fn every_help_ends_with_examples_and_report_groups_its_options() {
         );
         assert!(help.contains("Sizes (BYTES) take a unit"), "{command}");
     }
+    // Doc comments become help text: a link written for rustdoc reads as noise there.
+    for command in [
+        "report", "top", "prefixes", "keys", "info", "lint", "diff", "merge",
+    ] {
+        let help = rdbscope(&[command, "--help"]);
+        assert!(
+            !help.contains("[`"),
+            "a rustdoc link in {command}'s help:\n{help}"
+        );
+    }
     let help = rdbscope(&["report", "-h"]);
     let options = help
         .split("\n\n")

@@ -41,6 +41,13 @@ use std::time::{Duration, Instant};
 /// Per-key bounds on |ours − server| / server, and on the whole dataset.
 const MEDIAN_BOUND: f64 = 0.01;
 const P95_BOUND: f64 = 0.05;
+/// The same 95th percentile on a glibc-malloc server, where heap history moves the usable
+/// size of a freed and reused chunk (below): valkey-server 8.1.8's crafted keys measured
+/// p95 2.57–5.89 % over 17 runs of this test, 9.1.2's 2.44–4.08 %. The keys above 5 % are
+/// those whose radix-tree, skiplist or string chunks came out of reused memory (the two
+/// sorted sets above 5 %, loaded from the dump, measure within 1 %), which a dump cannot
+/// tell.
+const GLIBC_P95_BOUND: f64 = 0.08;
 /// glibc hands out a chunk 16 bytes over the size asked for when the free chunk it reuses
 /// is too small to split, so which allocations come out 16 bytes high depends on what the
 /// server freed before (measured on valkey-server 9.1.2: the same 1,263 SADD members took
@@ -786,10 +793,10 @@ fn check_live_server(
         "{}",
         info_json["allocator"]
     );
-    let (max_bound, dataset_bound) = if allocator == "libc" {
-        (GLIBC_MAX_BOUND, GLIBC_DATASET_BOUND)
+    let (p95_bound, max_bound, dataset_bound) = if allocator == "libc" {
+        (GLIBC_P95_BOUND, GLIBC_MAX_BOUND, GLIBC_DATASET_BOUND)
     } else {
-        (MAX_BOUND, DATASET_BOUND)
+        (P95_BOUND, MAX_BOUND, DATASET_BOUND)
     };
     let total = info_json["memory"]["total_bytes"]
         .as_u64()
@@ -892,12 +899,12 @@ fn check_live_server(
 
     let mut worst: Vec<&Sample> = samples
         .iter()
-        .filter(|s| s.relative() > P95_BOUND)
+        .filter(|s| s.relative() > p95_bound)
         .collect();
     worst.sort_by(|a, b| b.relative().total_cmp(&a.relative()));
     let ok = problems.is_empty()
-        && crafted.within_bounds(P95_BOUND, max_bound)
-        && all.within_bounds(P95_BOUND, max_bound)
+        && crafted.within_bounds(p95_bound, max_bound)
+        && all.within_bounds(p95_bound, max_bound)
         && total_error.abs() <= dataset_bound
         && sum_error.abs() <= SUM_BOUND;
     eprintln!("done in {:.1?}", started.elapsed());
@@ -906,14 +913,14 @@ fn check_live_server(
         "memory model out of bounds (median ≤ {}%, p95 ≤ {}% (crafted keys and all), max ≤ {}%, \
          dataset ≤ {}%, Σ ≤ {}%)\n{}\n{}\n{} keys over {}%:\n{}",
         MEDIAN_BOUND * 100.0,
-        P95_BOUND * 100.0,
+        p95_bound * 100.0,
         max_bound * 100.0,
         dataset_bound * 100.0,
         SUM_BOUND * 100.0,
         problems.join("\n"),
         report.join("\n"),
         worst.len(),
-        P95_BOUND * 100.0,
+        p95_bound * 100.0,
         worst
             .iter()
             .map(|s| s.describe())

@@ -376,9 +376,11 @@ pub struct PrefixesArgs {
 /// `keys --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeysFormat {
+    /// Comma-separated values, a header row first.
     Csv,
+    /// JSON Lines: one object a key.
     Jsonl,
-    #[value(help = "Apache Parquet (see [`super::parquet`]): to a file only")]
+    /// Apache Parquet, for Spark, DuckDB, ClickHouse and Trino: to a file only (-o).
     Parquet,
     /// An Arrow IPC stream: the Parquet columns, to stdout or -o.
     Arrow,
