@@ -78,8 +78,9 @@ pub fn split_name(name: &[u8]) -> (&[u8], &[u8], &[u8]) {
 }
 
 impl PatternEncodings {
-    /// Adds the keys `o` counted (another dump's).
-    pub fn merge(&mut self, o: PatternEncodings) {
-        self.table += o.table;
+    /// Adds the keys `o` counted (another dump's, or the next chunk's), and empties it
+    /// ([`GroupTable::absorb`]).
+    pub fn absorb(&mut self, o: &mut PatternEncodings) {
+        self.table.absorb(&mut o.table);
     }
 }

@@ -312,8 +312,18 @@ fn segment(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>, delimiters: &mut Vec
 }
 
 impl AddAssign for Patterns {
-    fn add_assign(&mut self, other: Patterns) {
-        self.table += other.table;
+    fn add_assign(&mut self, mut other: Patterns) {
+        self.absorb(&mut other);
+    }
+}
+
+impl Patterns {
+    /// Adds what `other` (the next chunk's) counted, and empties it
+    /// ([`GroupTable::absorb`]).
+    pub fn absorb(&mut self, other: &mut Patterns) {
+        self.table.absorb(&mut other.table);
+        other.special = 0;
+        other.untried = 0;
     }
 }
 

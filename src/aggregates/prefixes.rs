@@ -180,10 +180,18 @@ impl Prefixes {
 }
 
 impl AddAssign for Prefixes {
-    fn add_assign(&mut self, other: Prefixes) {
-        self.no_delimiter += &other.no_delimiter;
-        for (a, b) in self.tables.iter_mut().zip(other.tables) {
-            *a += b;
+    fn add_assign(&mut self, mut other: Prefixes) {
+        self.absorb(&mut other);
+    }
+}
+
+impl Prefixes {
+    /// Adds what `other` (the next chunk's) counted, and empties it
+    /// ([`GroupTable::absorb`]).
+    pub fn absorb(&mut self, other: &mut Prefixes) {
+        self.no_delimiter += &std::mem::take(&mut other.no_delimiter);
+        for (a, b) in self.tables.iter_mut().zip(&mut other.tables) {
+            a.absorb(b);
         }
     }
 }

@@ -110,11 +110,11 @@ impl Aggregator for Aggregates {
         add_tag(&mut t.tags, k);
     }
 
-    fn merge_in_order(&mut self, t: Tables) {
-        self.prefixes += t.prefixes;
-        self.patterns += t.patterns;
-        self.encodings.merge(t.encodings);
-        self.slots.merge_tags(t.tags);
+    fn merge_in_order(&mut self, t: &mut Tables) {
+        self.prefixes.absorb(&mut t.prefixes);
+        self.patterns.absorb(&mut t.patterns);
+        self.encodings.absorb(&mut t.encodings);
+        self.slots.absorb_tags(&mut t.tags);
     }
 
     fn trim(&mut self) {
@@ -130,12 +130,12 @@ impl Aggregator for Aggregates {
 }
 
 impl AddAssign for Aggregates {
-    fn add_assign(&mut self, o: Aggregates) {
+    fn add_assign(&mut self, mut o: Aggregates) {
         self.totals += o.totals;
         self.ttl += o.ttl;
         self.prefixes += o.prefixes;
         self.patterns += o.patterns;
-        self.encodings.merge(o.encodings);
+        self.encodings.absorb(&mut o.encodings);
         self.top += o.top;
         self.distributions += o.distributions;
         self.slots += o.slots;

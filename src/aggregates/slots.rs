@@ -50,9 +50,10 @@ impl Slots {
         self.tags.trim();
     }
 
-    /// Merges hash-tag tables filled by [`add_tag`], in file order.
-    pub fn merge_tags(&mut self, tags: GroupTable) {
-        self.tags += tags;
+    /// Merges a hash-tag table filled by [`add_tag`], in file order, and empties it
+    /// ([`GroupTable::absorb`]).
+    pub fn absorb_tags(&mut self, tags: &mut GroupTable) {
+        self.tags.absorb(tags);
     }
 
     pub fn slots_with_keys(&self) -> usize {

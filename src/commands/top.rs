@@ -45,7 +45,7 @@ impl Aggregator for Ranking {
         self.top.add(key);
     }
 
-    fn merge_in_order(&mut self, (): ()) {}
+    fn merge_in_order(&mut self, (): &mut ()) {}
 
     fn totals(&self) -> &Totals {
         &self.totals

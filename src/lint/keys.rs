@@ -226,8 +226,8 @@ impl KeyRules {
     }
 
     /// Merges the small-string table of the next chunk of the file, in file order.
-    pub fn merge_small_strings(&mut self, strings: SmallStrings) {
-        self.strings += strings.table;
+    pub fn absorb_small_strings(&mut self, strings: &mut SmallStrings) {
+        self.strings.absorb(&mut strings.table);
     }
     /// (value, threshold) when the string is a JSON object or array over the byte
     /// threshold, or an array over the item threshold. Only strings long enough to break
@@ -387,7 +387,7 @@ impl KeyRules {
 }
 
 /// Small string keys by pattern for type.strings-as-hash, as a chunk of the file fills
-/// them: a heavy-hitter table, so merged in file order ([`KeyRules::merge_small_strings`]).
+/// them: a heavy-hitter table, so merged in file order ([`KeyRules::absorb_small_strings`]).
 pub struct SmallStrings {
     config: Arc<LintConfig>,
     table: GroupTable,

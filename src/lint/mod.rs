@@ -538,9 +538,9 @@ impl Aggregator for Linted {
         t.strings.add(k, pattern);
     }
 
-    fn merge_in_order(&mut self, t: LintedTables) {
-        self.aggregates.merge_in_order(t.tables);
-        self.keys.merge_small_strings(t.strings);
+    fn merge_in_order(&mut self, t: &mut LintedTables) {
+        self.aggregates.merge_in_order(&mut t.tables);
+        self.keys.absorb_small_strings(&mut t.strings);
     }
 
     fn trim(&mut self) {

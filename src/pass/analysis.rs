@@ -226,11 +226,14 @@ trait DumpFold: Aggregating {
 
 /// A dump's aggregator taking the chunks' parts in file order, and one a pool thread
 /// takes keys into in any order, built by `make` and merged after the pass.
-struct PerDump<A: Send, M> {
+struct PerDump<A: Aggregator, M> {
     /// Taken by one thread at a time, one batch at a time: never contended.
     ordered: Mutex<A>,
     locals: ThreadLocal<RefCell<A>>,
     make: M,
+    /// Parts merged and emptied, for the chunks to come: as many as chunks were in flight
+    /// at once (two batches' worth).
+    spare_parts: Mutex<Vec<A::InOrder>>,
 }
 
 impl<A: Aggregator, M: Fn() -> A + Sync> PerDump<A, M> {
@@ -239,6 +242,7 @@ impl<A: Aggregator, M: Fn() -> A + Sync> PerDump<A, M> {
             ordered: Mutex::new(make()),
             locals: ThreadLocal::new(),
             make,
+            spare_parts: Mutex::new(Vec::new()),
         }
     }
 }
@@ -258,8 +262,13 @@ impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
             .borrow_mut()
     }
 
-    fn part(local: &mut RefMut<'_, A>) -> A::InOrder {
-        local.in_order()
+    fn part(&self, local: &mut RefMut<'_, A>) -> A::InOrder {
+        let spare = self
+            .spare_parts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        spare.unwrap_or_else(|| local.in_order())
     }
 
     #[inline]
@@ -267,11 +276,15 @@ impl<A: Aggregator, M: Fn() -> A + Sync> Aggregating for PerDump<A, M> {
         local.add(part, key);
     }
 
-    fn merge(&self, part: A::InOrder) {
+    fn merge(&self, mut part: A::InOrder) {
         self.ordered
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .merge_in_order(part);
+            .merge_in_order(&mut part);
+        self.spare_parts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(part);
     }
 }
 

@@ -23,8 +23,10 @@ pub trait Aggregator: AddAssign + Send + Sized {
     fn in_order(&self) -> Self::InOrder;
     /// Takes `key` into this aggregator and what depends on the order into `part`.
     fn add(&mut self, part: &mut Self::InOrder, key: &KeyStats<'_>);
-    /// Takes the part of the next chunk of the file, in file order.
-    fn merge_in_order(&mut self, part: Self::InOrder);
+    /// Takes what the part of the next chunk of the file holds, in file order, and leaves
+    /// it empty, as [`Aggregator::in_order`] makes it: a part is used again, its vectors
+    /// and indexes keeping their room, for a later chunk.
+    fn merge_in_order(&mut self, part: &mut Self::InOrder);
     /// A dump's keys are all in: its heavy-hitter tables drop what they list beyond twice
     /// their capacity ([`crate::aggregates::groups::GroupTable::trim`]).
     fn trim(&mut self) {}
@@ -70,8 +72,8 @@ impl<F: OrderedFold> Aggregator for TotalsAnd<F> {
         fold.add(key);
     }
 
-    fn merge_in_order(&mut self, fold: F) {
-        self.fold += fold;
+    fn merge_in_order(&mut self, fold: &mut F) {
+        self.fold += std::mem::replace(fold, fold.like());
     }
 
     fn trim(&mut self) {

@@ -139,10 +139,12 @@ pub trait Aggregating: Sync {
         Self: 'a;
     type Part: Send;
     fn local(&self) -> Self::Local<'_>;
-    /// An empty part for the next chunk.
-    fn part(local: &mut Self::Local<'_>) -> Self::Part;
+    /// An empty part for the next chunk: one a chunk before filled and [`Aggregating::merge`]
+    /// emptied, or a new one.
+    fn part(&self, local: &mut Self::Local<'_>) -> Self::Part;
     fn add(local: &mut Self::Local<'_>, part: &mut Self::Part, key: &KeyStats<'_>);
-    /// Takes the part of the next chunk of the file.
+    /// Takes the part of the next chunk of the file; the part, emptied, is kept for a
+    /// later chunk.
     fn merge(&self, part: Self::Part);
 }
 
@@ -155,7 +157,7 @@ impl Aggregating for NoFold {
 
     fn local(&self) {}
 
-    fn part((): &mut ()) {}
+    fn part(&self, (): &mut ()) {}
 
     #[inline]
     fn add((): &mut (), (): &mut (), _: &KeyStats<'_>) {}
@@ -179,7 +181,7 @@ where
     let mut scratch = Scratch::releasing(pages);
     let mut value = (folding.init)();
     let mut local = aggregating.local();
-    let mut part = K::part(&mut local);
+    let mut part = aggregating.part(&mut local);
     let mut used_memory = UsedMemorySums::default();
     let filter = &options.filter;
     let mut key = KeyStats::new();

@@ -202,9 +202,9 @@ impl<E: OrderedFold> Aggregator for WithExtra<E> {
         extra.add(k);
     }
 
-    fn merge_in_order(&mut self, (linted, extra): Self::InOrder) {
+    fn merge_in_order(&mut self, (linted, extra): &mut Self::InOrder) {
         self.linted.merge_in_order(linted);
-        self.extra += extra;
+        self.extra += std::mem::replace(extra, extra.like());
     }
 
     fn trim(&mut self) {

@@ -59,6 +59,11 @@ impl NameIndex {
         self.positions[slot] = at as u32;
     }
 
+    /// No entry indexed; the slots stay.
+    pub(super) fn clear(&mut self) {
+        self.tags.fill(0);
+    }
+
     /// Indexes `entries` afresh, growing so that at most half the slots are taken.
     pub(super) fn rebuild(&mut self, entries: &[Entry]) {
         let want = entries

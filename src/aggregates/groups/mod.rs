@@ -282,6 +282,35 @@ mod tests {
     }
 
     #[test]
+    fn a_part_absorbed_fills_again_as_a_new_one() {
+        // Chunks small enough to purge on their own (capacity 40), so every part of the
+        // table's state is left behind by some chunk: emptied, it must be as new.
+        let rows = |t: &GroupTable| {
+            let listed: Vec<(Vec<u8>, GroupStats, ErrorBound)> = t
+                .rows()
+                .iter()
+                .map(|r| (r.name.to_vec(), r.stats.clone(), r.error))
+                .collect();
+            (listed, t.other().clone(), t.absent_bound(), t.overflowed())
+        };
+        for (_, _, items, _) in streams(3_000) {
+            let mut fresh_parts = GroupTable::new(40);
+            let mut reused_parts = GroupTable::new(40);
+            let mut part = GroupTable::new(40);
+            for chunk in items.chunks(700) {
+                fresh_parts += fill(chunk, 40);
+                for (name, k) in chunk {
+                    part.add(name, k);
+                }
+                reused_parts.absorb(&mut part);
+                assert!(part.rows().is_empty() && !part.overflowed());
+            }
+            assert!(rows(&fresh_parts).3, "the merged table overflows");
+            assert_eq!(rows(&reused_parts), rows(&fresh_parts));
+        }
+    }
+
+    #[test]
     fn exact_until_the_table_overflows() {
         let items = stream(9, 300, 2);
         let truth = truth(&items);

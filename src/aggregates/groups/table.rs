@@ -429,7 +429,16 @@ impl GroupTable {
 }
 
 impl AddAssign for GroupTable {
-    fn add_assign(&mut self, o: GroupTable) {
+    fn add_assign(&mut self, mut o: GroupTable) {
+        self.absorb(&mut o);
+    }
+}
+
+impl GroupTable {
+    /// Merges `o` (the table of the keys that came after this one's) into this one, and
+    /// empties it, keeping its allocations for the next chunk of the file: a chunk's
+    /// table then grows no vector and rebuilds no index as names come in.
+    pub fn absorb(&mut self, o: &mut GroupTable) {
         self.settled.take();
         self.other += &o.other;
         self.overflowed |= o.overflowed;
@@ -474,6 +483,22 @@ impl AddAssign for GroupTable {
         if self.entries.len() > self.limit() {
             self.purge();
         }
+        o.clear();
+    }
+
+    /// No name listed, nothing counted, as [`GroupTable::like`] makes it; the vectors and
+    /// the index keep their room.
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.index.clear();
+        self.many.clear();
+        self.free.clear();
+        self.names.clear();
+        self.other = GroupStats::default();
+        self.absent = ErrorBound::default();
+        self.overflowed = false;
+        self.settled = OnceLock::new();
+        self.last = None;
     }
 }
 
