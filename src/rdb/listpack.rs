@@ -52,9 +52,36 @@ pub fn backlen_size(len: u64) -> u64 {
 }
 
 impl<'a> ListpackIter<'a> {
-    /// The next entry and the bytes it takes (encoding, data and back-length).
-    #[inline]
+    /// The next entry and the bytes it takes (encoding, data and back-length): the
+    /// commonest two (a 7-bit integer, a string under 64 bytes, each with a one-byte
+    /// back-length) read in line when whole, any other by [`ListpackIter::read_other_entry`].
+    #[inline(always)]
     fn read_entry(r: &mut Bytes<'a>) -> Result<(Element<'a>, u64)> {
+        let rest = r.rest();
+        match rest.first().copied() {
+            Some(b) if b & 0x80 == 0 && rest.len() >= 2 => {
+                r.step_over(2);
+                Ok((Element::Int(i64::from(b)), 2))
+            }
+            Some(b) if b & 0xc0 == 0x80 => {
+                let len = usize::from(b & 0x3f);
+                match rest.get(1..len.saturating_add(1)) {
+                    // The back-length byte too must be there.
+                    Some(data) if rest.len() > len.saturating_add(1) => {
+                        let size = len.saturating_add(2);
+                        r.step_over(size);
+                        Ok((Element::Bytes(data), size as u64))
+                    }
+                    _ => Self::read_other_entry(r),
+                }
+            }
+            _ => Self::read_other_entry(r),
+        }
+    }
+
+    /// An entry of another encoding, or one cut short (which it reports).
+    #[inline(never)]
+    fn read_other_entry(r: &mut Bytes<'a>) -> Result<(Element<'a>, u64)> {
         const READING: &str = "listpack entry";
         let start = r.position();
         let b = r.read_u8(READING)?;
