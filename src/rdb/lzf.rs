@@ -128,8 +128,10 @@ fn expand(
     out: &mut Vec<u8>,
     presized: bool,
 ) -> Result<usize> {
-    let mut op = 0usize;
-    let mut i = 0usize;
+    let (mut i, mut op) = match presized {
+        true => expand_clear_of_the_ends(input, out),
+        false => (0, 0),
+    };
     while i < input.len() {
         match next_instruction(input, &mut i, op, limit, offset)? {
             Instruction::Literal { at, len } => {
@@ -155,6 +157,44 @@ fn expand(
         }
     }
     Ok(op)
+}
+
+/// Decodes the instructions that lie clear of both ends (the input holds 34 more bytes,
+/// enough for the longest literal run with its control byte; `out` room for the longest
+/// back reference and the eight bytes [`copy_back`] may write past it) without the checks
+/// [`next_instruction`] makes of each: none can fail there but a back reference before the
+/// start of the output, at which this stops for [`expand`]'s checked loop to report it.
+/// Returns the positions reached in the input and the output.
+#[inline]
+#[allow(clippy::arithmetic_side_effects)] // Positions bounded by the loop's condition.
+fn expand_clear_of_the_ends(input: &[u8], out: &mut [u8]) -> (usize, usize) {
+    let (mut i, mut op) = (0usize, 0usize);
+    while i + 34 <= input.len() && op + 272 <= out.len() {
+        let ctrl = usize::from(input[i]);
+        if ctrl < 32 {
+            // A literal run of at most 32 bytes, copied as a fixed 32 (see `expand`).
+            let len = ctrl + 1;
+            let chunk: [u8; 32] = input[i + 1..i + 33].try_into().expect("32 bytes");
+            out[op..op + 32].copy_from_slice(&chunk);
+            i += 1 + len;
+            op += len;
+        } else {
+            let mut len = ctrl >> 5;
+            let mut at = i + 1;
+            if len == 7 {
+                len += usize::from(input[at]);
+                at += 1;
+            }
+            let distance = ((ctrl & 0x1f) << 8 | usize::from(input[at])) + 1;
+            if distance > op {
+                break;
+            }
+            copy_back(out, op, distance, len + 2);
+            i = at + 1;
+            op += len + 2;
+        }
+    }
+    (i, op)
 }
 
 /// Copies `len` bytes from `distance` back to `op`; the ranges overlap when the distance
@@ -293,6 +333,76 @@ mod tests {
         }
         assert_eq!(out, model);
         assert!(validate(&input, 53, 0).is_ok());
+    }
+
+    #[allow(clippy::arithmetic_side_effects)]
+    /// A stream of random literal runs and back references (lengths 3 to 264, distances up
+    /// to 8,192 or what was produced), and what it decompresses to, byte by byte.
+    fn random_stream(seed: u64, instructions: usize) -> (Vec<u8>, Vec<u8>) {
+        let mut x = seed;
+        let mut next = move |n: usize| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize % n
+        };
+        let (mut input, mut model) = (Vec::new(), Vec::<u8>::new());
+        for _ in 0..instructions {
+            if model.is_empty() || next(3) == 0 {
+                let len = 1 + next(32);
+                input.push((len - 1) as u8);
+                for _ in 0..len {
+                    let b = next(256) as u8;
+                    input.push(b);
+                    model.push(b);
+                }
+            } else {
+                let len = 3 + next(262);
+                let distance = 1 + next(model.len().min(8192));
+                let (short, extra) = if len - 2 >= 7 {
+                    (7, Some(len - 9))
+                } else {
+                    (len - 2, None)
+                };
+                input.push((short << 5 | (distance - 1) >> 8) as u8);
+                input.extend(extra.map(|e| e as u8));
+                input.push(((distance - 1) & 0xff) as u8);
+                for _ in 0..len {
+                    model.push(model[model.len() - distance]);
+                }
+            }
+        }
+        (input, model)
+    }
+
+    #[test]
+    fn long_streams_decompress_as_byte_by_byte() {
+        for seed in 0..20 {
+            let (input, model) = random_stream(seed, 400);
+            let mut out = Vec::new();
+            decompress_into(&input, model.len() as u64, 0, &mut out).unwrap();
+            assert!(out == model, "seed {seed}");
+            assert!(validate(&input, model.len() as u64, 0).is_ok());
+        }
+    }
+
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn a_reference_before_the_start_deep_in_a_long_stream_is_placed() {
+        let (mut input, model) = random_stream(7, 40);
+        let at = input.len();
+        // Past the whole output so far (under the farthest distance there is, 8,192):
+        // reaches before its first byte.
+        assert!((300..8192).contains(&model.len()), "{}", model.len());
+        let distance = model.len() + 1;
+        input.push((1 << 5 | (distance - 1) >> 8) as u8);
+        input.push(((distance - 1) & 0xff) as u8);
+        let (tail, _) = random_stream(8, 50);
+        input.extend(tail);
+        let mut out = Vec::new();
+        let err = decompress_into(&input, input.len() as u64 * 80, 1000, &mut out).unwrap_err();
+        assert_eq!(err.offset, 1000 + at as u64, "{err}");
+        assert!(err.to_string().contains("before the start"), "{err}");
     }
 
     #[test]
