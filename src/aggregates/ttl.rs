@@ -207,18 +207,43 @@ impl Ttl {
     }
 
     /// The `n` minutes in which the most keys expire, as (minute start in Unix ms, tally):
-    /// most keys first, then most memory, then earliest.
+    /// most keys first, then most memory, then earliest. The `n` are picked out first and
+    /// only they are sorted: a dump's keys may expire in a hundred thousand minutes.
     pub fn storms(&self, n: usize) -> Vec<(i64, Tally)> {
+        self.storms_among(n, 1)
+    }
+
+    /// The minutes in which at least `keys` keys expire, in the order of [`Ttl::storms`].
+    pub fn storms_of_at_least(&self, keys: u64) -> Vec<(i64, Tally)> {
+        self.storms_among(usize::MAX, keys)
+    }
+
+    /// How many minutes have keys expiring, and what they sum to.
+    pub fn minutes_in_all(&self) -> (usize, Tally) {
+        self.minutes()
+            .fold((0, Tally::default()), |(n, mut all), (_, t)| {
+                all += t;
+                (n.saturating_add(1), all)
+            })
+    }
+
+    /// The `n` first, in the order of [`Ttl::storms`], of the minutes with `keys` or more.
+    fn storms_among(&self, n: usize, keys: u64) -> Vec<(i64, Tally)> {
         let mut rows: Vec<_> = self
             .minutes()
+            .filter(|(_, t)| t.keys >= keys)
             .map(|(m, &t)| (m.saturating_mul(MINUTE_MS), t))
             .collect();
-        rows.sort_unstable_by(|a, b| {
+        let by_storm = |a: &(i64, Tally), b: &(i64, Tally)| {
             (b.1.keys, b.1.memory_bytes)
                 .cmp(&(a.1.keys, a.1.memory_bytes))
                 .then(a.0.cmp(&b.0))
-        });
-        rows.truncate(n);
+        };
+        if n < rows.len() {
+            rows.select_nth_unstable_by(n, by_storm);
+            rows.truncate(n);
+        }
+        rows.sort_unstable_by(by_storm);
         rows
     }
 }
@@ -314,6 +339,49 @@ mod tests {
 
     /// A minute of November 2023.
     const BASE_MINUTE: i64 = 1_700_000_000_000 / MINUTE_MS;
+
+    #[test]
+    fn the_busiest_minutes_picked_out_are_those_of_all_minutes_sorted() {
+        // Minutes inside the 30-day window and past it, tallies with ties on keys and on
+        // memory.
+        let mut ttl = Ttl::new(BASE_MINUTE * MINUTE_MS);
+        let mut x = 12345u64;
+        for _ in 0..3_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let minute = BASE_MINUTE + ((x >> 40) % 60_000).cast_signed();
+            let keys = 1 + (x >> 20) % 7;
+            ttl.add_minute(
+                minute,
+                &Tally {
+                    keys,
+                    memory_bytes: keys * 10 + (x >> 60),
+                },
+            );
+        }
+        let mut all: Vec<(i64, Tally)> = ttl.minutes().map(|(m, &t)| (m * MINUTE_MS, t)).collect();
+        all.sort_by(|a, b| {
+            (b.1.keys, b.1.memory_bytes)
+                .cmp(&(a.1.keys, a.1.memory_bytes))
+                .then(a.0.cmp(&b.0))
+        });
+        assert!(all.len() > 2_000, "{} minutes", all.len());
+        for n in [0, 1, 10, 500, all.len() - 1, all.len(), all.len() + 1] {
+            assert_eq!(ttl.storms(n), all[..n.min(all.len())], "{n}");
+        }
+        for keys in [0, 1, 5, 7, 8, 30] {
+            let expected: Vec<_> = all
+                .iter()
+                .take_while(|(_, t)| t.keys >= keys)
+                .copied()
+                .collect();
+            assert_eq!(ttl.storms_of_at_least(keys), expected, "{keys}");
+        }
+        let mut sum = Tally::default();
+        for (_, t) in &all {
+            sum += t;
+        }
+        assert_eq!(ttl.minutes_in_all(), (all.len(), sum));
+    }
 
     #[test]
     fn expiring_within_is_cumulative_to_the_minute() {

@@ -210,9 +210,8 @@ fn ttl_clustered(m: &Aggregates, config: &LintConfig) -> Vec<Finding> {
     let share = ceil_count(expiring as f64 * t.ttl_clustered_percent / 100.0);
     let threshold = t.ttl_clustered_keys.max(share);
     m.ttl
-        .storms(usize::MAX)
+        .storms_of_at_least(threshold)
         .into_iter()
-        .take_while(|(_, tally)| tally.keys >= threshold)
         .map(|(minute, tally)| {
             Finding::of_group(
                 Rule::TtlClustered,

@@ -507,22 +507,27 @@ pub fn report(
     }
     section(&mut out, &ttl_title(&a.files), t);
 
-    let mut storms = m.ttl.storms(usize::MAX);
+    let storms = m.ttl.storms(short_rows);
     if !storms.is_empty() {
-        let rest = storms.split_off(short_rows.min(storms.len()));
+        // The minutes not shown: all of them less those shown.
+        let (minutes, mut rest) = m.ttl.minutes_in_all();
+        let rest_minutes = minutes.saturating_sub(storms.len());
         let mut t = table(&["minute", "keys expiring", "memory"], 1);
         for (ms, tally) in storms {
+            rest.keys = rest.keys.saturating_sub(tally.keys);
+            rest.memory_bytes = rest.memory_bytes.saturating_sub(tally.memory_bytes);
             t.add_row(vec![
                 format!("{}Z", iso_utc(ms).get(..16).unwrap_or_default()),
                 tally.keys.to_string(),
                 bytes(tally.memory_bytes),
             ]);
         }
-        if !rest.is_empty() {
-            let (keys, memory) = rest.iter().fold((0u64, 0u64), |(k, m), (_, t)| {
-                (k.saturating_add(t.keys), m.saturating_add(t.memory_bytes))
-            });
-            t.add_row(vec![more_rows(rest.len()), keys.to_string(), bytes(memory)]);
+        if rest_minutes > 0 {
+            t.add_row(vec![
+                more_rows(rest_minutes),
+                rest.keys.to_string(),
+                bytes(rest.memory_bytes),
+            ]);
         }
         section(&mut out, "Busiest expiry minutes (next 30 days)", t);
     }
