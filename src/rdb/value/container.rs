@@ -9,7 +9,7 @@ use super::super::listpack::{self, Listpack};
 use super::super::value_sink::ValueSink;
 use super::super::value_type::ValueType;
 use super::super::zipmap::Zipmap;
-use super::{read_container, PackedEntries, ValueFacts, Walk};
+use super::{read_container, ziplist_entries, ValueFacts, Walk};
 
 impl<S: ValueSink> Walk<'_, '_, '_, S> {
     /// A value stored as one container blob, after the leading minimum expiry of a listpack
@@ -120,7 +120,7 @@ fn summarize_container<S: ValueSink>(
         }
         ListZiplist => {
             let mut n = 0u64;
-            for entry in PackedEntries::parse(true, bytes, origin)? {
+            for entry in ziplist_entries(bytes, origin)? {
                 let (e, size) = entry?;
                 largest = largest.max(e.len());
                 est = est.saturating_add(size);
@@ -153,7 +153,7 @@ fn summarize_container<S: ValueSink>(
             s.elements = Some(n);
         }
         ZSetZiplist | HashZiplist => {
-            let entries = PackedEntries::parse(true, bytes, origin)?;
+            let entries = ziplist_entries(bytes, origin)?;
             let n = pair_count(vt, entries, origin, &mut m, &mut largest, &mut est)?;
             s.elements = Some(n);
         }

@@ -8,7 +8,7 @@ use super::super::length::{read_count, read_length, read_string, RdbString};
 use super::super::listpack::{self, Listpack};
 use super::super::value_sink::ValueSink;
 use super::super::value_type::ValueType;
-use super::{blob, locate, PackedEntries, Walk};
+use super::{blob, locate, ziplist_entries, Walk};
 
 impl<S: ValueSink> Walk<'_, '_, '_, S> {
     /// A quicklist: a node count, then one string per node: a ziplist (type 14), or (type 18)
@@ -54,7 +54,7 @@ impl<S: ValueSink> Walk<'_, '_, '_, S> {
             // A listpack node (Redis 7+) in a loop of its own, with no dispatch per entry.
             let (largest, est, n) = match ziplist {
                 true => node_entries(
-                    locate(PackedEntries::parse(true, bytes, origin), compressed)?,
+                    locate(ziplist_entries(bytes, origin), compressed)?,
                     compressed,
                 )?,
                 false => node_entries(

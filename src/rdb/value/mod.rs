@@ -16,12 +16,12 @@ use super::bytes::Bytes;
 use super::element::Element;
 use super::error::{DecodeError, Result};
 use super::length::{read_string, RdbString};
-use super::listpack::{self, Listpack, ListpackIter};
+use super::listpack;
 use super::module::{skip_module_value, ModuleId};
 use super::template::Template;
 use super::value_sink::ValueSink;
 use super::value_type::ValueType;
-use super::ziplist::{Ziplist, ZiplistIter};
+use super::ziplist::Ziplist;
 
 mod array;
 mod container;
@@ -263,40 +263,18 @@ fn locate<T>(result: Result<T>, compressed_at: Option<u64>) -> Result<T> {
     }
 }
 
-/// The entries of a ziplist or of a listpack, each with the bytes of the listpack entry
-/// that encodes it (a ziplist entry's as the listpack format would encode it). Values
-/// stored either way are read by one loop over this, so their per-entry code is compiled
-/// once, in line: a visitor closure shared by a ziplist loop and a listpack loop was
-/// called out of line whenever the crate's codegen units moved.
-enum PackedEntries<'a> {
-    Ziplist(ZiplistIter<'a>),
-    Listpack(ListpackIter<'a>),
-}
-
-impl<'a> PackedEntries<'a> {
-    #[inline(always)]
-    fn parse(ziplist: bool, bytes: &'a [u8], origin: u64) -> Result<Self> {
-        Ok(if ziplist {
-            PackedEntries::Ziplist(Ziplist::parse(bytes, origin)?.iter())
-        } else {
-            PackedEntries::Listpack(Listpack::parse(bytes, origin)?.iter())
-        })
-    }
-}
-
-impl<'a> Iterator for PackedEntries<'a> {
-    /// An entry and the bytes of the listpack entry holding it.
-    type Item = Result<(Element<'a>, u64)>;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            PackedEntries::Ziplist(entries) => entries
-                .next()
-                .map(|e| e.map(|element| (element, listpack::entry_size(element)))),
-            PackedEntries::Listpack(entries) => entries.next(),
-        }
-    }
+/// A ziplist's entries, each with the bytes of the listpack entry that would hold it (the
+/// server rewrites a ziplist as a listpack on load). The loops over a value's entries are
+/// generic over them and a listpack's, instantiated for each: no dispatch per entry
+/// between the two formats, and no visitor closure that went out of line whenever the
+/// crate's codegen units moved.
+#[inline(always)]
+fn ziplist_entries<'a>(
+    bytes: &'a [u8],
+    origin: u64,
+) -> Result<impl Iterator<Item = Result<(Element<'a>, u64)>>> {
+    let entries = Ziplist::parse(bytes, origin)?.iter();
+    Ok(entries.map(|entry| entry.map(|element| (element, listpack::entry_size(element)))))
 }
 
 /// One walk over a value: the cursor, the reusable buffers, what the walk learns and where
