@@ -248,6 +248,20 @@ impl Patterns {
     }
 }
 
+/// The length of the segment `bytes` begins with (up to the first `d`, or all of it), and
+/// the OR of its bytes' [`CLASS`].
+#[inline(always)]
+fn classify_segment(bytes: &[u8], d: u8) -> (usize, u8) {
+    let mut mask = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == d {
+            return (i, mask);
+        }
+        mask |= CLASS[usize::from(b)];
+    }
+    (bytes.len(), mask)
+}
+
 /// Writes the pattern of `key` into `out` (cleared first).
 pub fn pattern_of(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>) {
     segment(key, delimiter, out, &mut Vec::new());
@@ -269,27 +283,27 @@ fn segment(key: &[u8], delimiter: &[u8], out: &mut Vec<u8>, delimiters: &mut Vec
         }
     }
     if let [d] = *delimiter {
-        // One pass: classify bytes while looking for the delimiter.
-        let mut start = 0;
-        let mut mask = 0;
+        // One pass: classify bytes while looking for the delimiter, a segment at a time
+        // in a loop of its own that keeps all it needs in registers.
+        let mut rest = key;
+        let mut start: usize = 0;
         let mut all = 0;
-        for (i, &b) in key.iter().enumerate() {
-            if b == d {
-                delimiters.push(i);
-                push(&key[start..i], mask, out);
-                out.push(d);
-                start = i.saturating_add(1);
-                all |= mask;
-                mask = 0;
-            } else {
-                mask |= CLASS[usize::from(b)];
-            }
+        loop {
+            let (len, mask) = classify_segment(rest, d);
+            all |= mask;
+            push(&rest[..len], mask, out);
+            let Some(after) = rest.get(len.saturating_add(1)..) else {
+                return match delimiters.is_empty() {
+                    true => mask,
+                    false => all | CLASS[usize::from(d)],
+                };
+            };
+            start = start.saturating_add(len);
+            delimiters.push(start);
+            out.push(d);
+            start = start.saturating_add(1);
+            rest = after;
         }
-        push(&key[start..], mask, out);
-        return match delimiters.is_empty() {
-            true => mask,
-            false => all | mask | CLASS[usize::from(d)],
-        };
     }
     let mut from = 0;
     let mut all = classes(delimiter);
