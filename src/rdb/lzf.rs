@@ -179,22 +179,32 @@ fn expand_clear_of_the_ends(input: &[u8], out: &mut [u8]) -> (usize, usize) {
             i += 1 + len;
             op += len;
         } else {
-            let mut len = ctrl >> 5;
-            let mut at = i + 1;
-            if len == 7 {
-                len += usize::from(input[at]);
-                at += 1;
-            }
-            let distance = ((ctrl & 0x1f) << 8 | usize::from(input[at])) + 1;
+            let (next, distance, len) = back_reference_clear_of_the_end(input, i);
             if distance > op {
                 break;
             }
-            copy_back(out, op, distance, len + 2);
-            i = at + 1;
-            op += len + 2;
+            copy_back(out, op, distance, len);
+            i = next;
+            op += len;
         }
     }
     (i, op)
+}
+
+/// The back reference whose control byte is at `input[i]`, at least three bytes before the
+/// input's end: where the next instruction starts, the distance and the length.
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects)] // Small sums of bytes and positions in `input`.
+fn back_reference_clear_of_the_end(input: &[u8], i: usize) -> (usize, usize, usize) {
+    let ctrl = usize::from(input[i]);
+    let mut len = ctrl >> 5;
+    let mut at = i + 1;
+    if len == 7 {
+        len += usize::from(input[at]);
+        at += 1;
+    }
+    let distance = ((ctrl & 0x1f) << 8 | usize::from(input[at])) + 1;
+    (at + 1, distance, len + 2)
 }
 
 /// Copies `len` bytes from `distance` back to `op`; the ranges overlap when the distance
@@ -225,8 +235,7 @@ fn copy_back(out: &mut [u8], op: usize, distance: usize, len: usize) {
 pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
     // A length beyond the address space is never reached: the final check reports it.
     let limit = usize::try_from(expected).unwrap_or(usize::MAX);
-    let mut produced = 0usize;
-    let mut i = 0usize;
+    let (mut i, mut produced) = validate_clear_of_the_end(input, limit);
     while i < input.len() {
         let len = match next_instruction(input, &mut i, produced, limit, offset)? {
             Instruction::Literal { len, .. } | Instruction::BackReference { len, .. } => len,
@@ -241,6 +250,35 @@ pub fn validate(input: &[u8], expected: u64, offset: u64) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Walks the instructions that lie clear of the input's end (it holds the longest literal
+/// run with its control byte), as [`expand_clear_of_the_ends`] decodes them, without
+/// [`next_instruction`]'s checks of the input: stops at an instruction that would make
+/// more than `limit` bytes or reach before the start, for [`validate`]'s checked loop to
+/// report it. Returns the positions reached in the input and the output.
+#[inline]
+#[allow(clippy::arithmetic_side_effects)] // Positions bounded by the loop's condition.
+fn validate_clear_of_the_end(input: &[u8], limit: usize) -> (usize, usize) {
+    let (mut i, mut produced) = (0usize, 0usize);
+    while i + 34 <= input.len() {
+        let ctrl = usize::from(input[i]);
+        let (next, len) = if ctrl < 32 {
+            (i + 2 + ctrl, 1 + ctrl)
+        } else {
+            let (next, distance, len) = back_reference_clear_of_the_end(input, i);
+            if distance > produced {
+                break;
+            }
+            (next, len)
+        };
+        if len > limit - produced {
+            break;
+        }
+        i = next;
+        produced += len;
+    }
+    (i, produced)
 }
 
 /// The first `N` bytes `input` decompresses to, decoding only the instructions that make
@@ -403,6 +441,39 @@ mod tests {
         let err = decompress_into(&input, input.len() as u64 * 80, 1000, &mut out).unwrap_err();
         assert_eq!(err.offset, 1000 + at as u64, "{err}");
         assert!(err.to_string().contains("before the start"), "{err}");
+        let err = validate(&input, input.len() as u64 * 80, 1000).unwrap_err();
+        assert_eq!(err.offset, 1000 + at as u64, "{err}");
+        assert!(err.to_string().contains("before the start"), "{err}");
+    }
+
+    /// Validating a stream says what decompressing it says, to the byte, however it was
+    /// damaged and whatever length was declared.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn validating_agrees_with_decompressing_on_damaged_streams() {
+        let mut failures = 0;
+        for seed in 0..200u64 {
+            let (mut input, model) = random_stream(seed, 60);
+            let at = (seed as usize * 7919) % input.len();
+            input[at] ^= 1 << (seed % 8);
+            let declared = match seed % 3 {
+                0 => model.len(),
+                1 => model.len() - 1,
+                _ => model.len() + 300,
+            } as u64;
+            let mut out = Vec::new();
+            let decompressed = decompress_into(&input, declared, 50, &mut out);
+            let validated = validate(&input, declared, 50);
+            match (decompressed, validated) {
+                (Ok(()), Ok(())) => {}
+                (Err(d), Err(v)) => {
+                    failures += 1;
+                    assert_eq!((d.offset, d.to_string()), (v.offset, v.to_string()));
+                }
+                (d, v) => panic!("seed {seed}: {d:?} against {v:?}"),
+            }
+        }
+        assert!(failures > 100, "{failures}");
     }
 
     #[test]
