@@ -132,8 +132,9 @@ fn summarize_container<S: ValueSink>(
             let set = Intset::parse(bytes, origin)?;
             for v in set.iter() {
                 let e = Element::Int(v);
-                largest = largest.max(e.len());
-                m.member(e.len());
+                let len = e.len();
+                largest = largest.max(len);
+                m.member(len);
                 est = est.saturating_add(listpack::entry_size(e));
             }
             s.elements = Some(u64::from(set.len));
@@ -143,9 +144,10 @@ fn summarize_container<S: ValueSink>(
             let mut n = 0u64;
             for entry in Listpack::parse(bytes, origin)?.iter() {
                 let (e, size) = entry?;
-                largest = largest.max(e.len());
+                let len = e.len();
+                largest = largest.max(len);
                 ints &= e.is_integer();
-                m.member(e.len());
+                m.member(len);
                 est = est.saturating_add(size);
                 n = n.saturating_add(1);
             }
@@ -235,16 +237,18 @@ fn pairs_of<'a, const ZSET: bool, S: ValueSink>(
     for entry in entries {
         let (e, size) = entry?;
         let first = n.is_multiple_of(2);
+        // A score is no element: its length is not asked for.
+        let len = match !ZSET || first {
+            true => e.len(),
+            false => 0,
+        };
         match (ZSET, first) {
-            (true, true) => m.zset_member(e.len()),
+            (true, true) => m.zset_member(len),
             (true, false) => {}
-            (false, true) => m.field(e.len(), false),
-            (false, false) => m.value(e.len()),
+            (false, true) => m.field(len, false),
+            (false, false) => m.value(len),
         }
-        // A score is no element.
-        if !ZSET || first {
-            *largest = (*largest).max(e.len());
-        }
+        *largest = (*largest).max(len);
         *est = est.saturating_add(size);
         n = n.saturating_add(1);
     }

@@ -153,8 +153,9 @@ fn template_values(
         if n == 0 {
             first_is_id = matches!(e, Element::Int(id) if id >= 0);
         } else {
-            largest = largest.max(e.len());
-            sink.value(e.len());
+            let len = e.len();
+            largest = largest.max(len);
+            sink.value(len);
         }
         n = n.saturating_add(1);
     }
