@@ -197,31 +197,36 @@ impl GroupTable {
     /// any other goes out of line ([`GroupTable::count_looked_up`]).
     #[inline(always)]
     pub fn add_counting(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
-        let key = OneKey {
-            elements,
-            ..OneKey::of(k)
-        };
         match self.last {
             Some(at) if same_name(&self.names[self.entries[at].range()], name) => {
                 let e = &mut self.entries[at];
                 match e.counted {
                     Counted::Many(many) if self.settled.get().is_none() => {
+                        // Read from `k` as it is added: the figures are not copied.
+                        let key = OneKey {
+                            elements,
+                            ..OneKey::of(k)
+                        };
                         e.counter.add_key(key.memory_bytes);
                         self.many[many].add_key(&key);
                     }
-                    _ => self.count_again(at, &key),
+                    _ => self.count_again(at, k, elements),
                 }
             }
-            _ => self.count_looked_up(name, key),
+            _ => self.count_looked_up(name, k, elements),
         }
     }
 
-    /// Counts `key` under entry `at`, the name counted last, which counted one key so far
-    /// or whose rows were read since.
+    /// Counts `k` (of `elements`) under entry `at`, the name counted last, which counted
+    /// one key so far or whose rows were read since.
     #[inline(never)]
-    fn count_again(&mut self, at: usize, key: &OneKey) {
+    fn count_again(&mut self, at: usize, k: &KeyStats<'_>, elements: u64) {
         self.settled.take();
-        self.count_at(at, key);
+        let key = OneKey {
+            elements,
+            ..OneKey::of(k)
+        };
+        self.count_at(at, &key);
     }
 
     /// Counts `key` under entry `at`.
@@ -235,10 +240,14 @@ impl GroupTable {
         self.last = Some(at);
     }
 
-    /// Counts `key` under `name`, found by its hash, or entered.
+    /// Counts `k` (of `elements`) under `name`, found by its hash, or entered.
     #[inline(never)]
-    fn count_looked_up(&mut self, name: &[u8], key: OneKey) {
+    fn count_looked_up(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
         self.settled.take();
+        let key = OneKey {
+            elements,
+            ..OneKey::of(k)
+        };
         let hash = xxh3_128(name);
         let mut found = self.index.find(hash, &self.entries);
         if found.is_err() && self.entries.len() >= self.limit() {
@@ -439,6 +448,16 @@ impl GroupTable {
     /// empties it, keeping its allocations for the next chunk of the file: a chunk's
     /// table then grows no vector and rebuilds no index as names come in.
     pub fn absorb(&mut self, o: &mut GroupTable) {
+        if self.counted_nothing() && self.capacity == o.capacity {
+            // What absorbing into an empty table gives, entry by entry: `o`'s entries in
+            // their order, with their counters and bounds; its rows are read the same.
+            std::mem::swap(self, o);
+            if self.entries.len() > self.limit() {
+                self.purge();
+            }
+            o.clear();
+            return;
+        }
         self.settled.take();
         self.other += &o.other;
         self.overflowed |= o.overflowed;
@@ -484,6 +503,14 @@ impl GroupTable {
             self.purge();
         }
         o.clear();
+    }
+
+    /// Whether nothing was counted: no name listed, none dropped.
+    fn counted_nothing(&self) -> bool {
+        self.entries.is_empty()
+            && self.other == GroupStats::default()
+            && self.absent == ErrorBound::default()
+            && !self.overflowed
     }
 
     /// No name listed, nothing counted, as [`GroupTable::like`] makes it; the vectors and
