@@ -529,7 +529,7 @@ impl Aggregator for Linted {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, t: &mut LintedTables, k: &KeyStats<'_>) {
         self.aggregates.add(&mut t.tables, k);
         let seen = t.shared_pattern.then(|| t.tables.seen());
