@@ -24,6 +24,12 @@ pub enum RdbString<'data> {
 
 /// Decimal digits (and sign) of an integer: its `STRLEN`.
 pub fn decimal_len(v: i64) -> u64 {
+    // Most integers of collections are small and not negative: counted in line.
+    if (0..1000).contains(&v) {
+        return u64::from(v >= 10)
+            .wrapping_add(u64::from(v >= 100))
+            .wrapping_add(1);
+    }
     // At most 19 digits and a sign: the sums cannot overflow.
     let digits = v
         .unsigned_abs()
