@@ -36,7 +36,7 @@ pub struct GroupStats {
 impl GroupStats {
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
-        self.add_key(&OneKey::of(k));
+        self.add_key(&OneKey::of(k, k.elements.unwrap_or(0)));
     }
 
     #[inline]
@@ -115,12 +115,14 @@ pub(super) struct OneKey {
 }
 
 impl OneKey {
+    /// `k`'s figures, counted with `elements` as its elements (lint's table of small
+    /// strings counts their lengths there).
     #[inline]
-    pub(super) fn of(k: &KeyStats<'_>) -> Self {
+    pub(super) fn of(k: &KeyStats<'_>, elements: u64) -> Self {
         OneKey {
             memory_bytes: k.memory_bytes,
             serialized_bytes: k.serialized_bytes,
-            elements: k.elements.unwrap_or(0),
+            elements,
             key_bytes: k.key.len() as u64,
             redis_type: k.redis_type,
             no_ttl: k.expiry_ms.is_none(),

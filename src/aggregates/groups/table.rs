@@ -203,10 +203,7 @@ impl GroupTable {
                 match e.counted {
                     Counted::Many(many) if self.settled.get().is_none() => {
                         // Read from `k` as it is added: the figures are not copied.
-                        let key = OneKey {
-                            elements,
-                            ..OneKey::of(k)
-                        };
+                        let key = OneKey::of(k, elements);
                         e.counter.add_key(key.memory_bytes);
                         self.many[many].add_key(&key);
                     }
@@ -222,10 +219,7 @@ impl GroupTable {
     #[inline(never)]
     fn count_again(&mut self, at: usize, k: &KeyStats<'_>, elements: u64) {
         self.settled.take();
-        let key = OneKey {
-            elements,
-            ..OneKey::of(k)
-        };
+        let key = OneKey::of(k, elements);
         self.count_at(at, &key);
     }
 
@@ -244,10 +238,7 @@ impl GroupTable {
     #[inline(never)]
     fn count_looked_up(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
         self.settled.take();
-        let key = OneKey {
-            elements,
-            ..OneKey::of(k)
-        };
+        let key = OneKey::of(k, elements);
         let hash = xxh3_128(name);
         let mut found = self.index.find(hash, &self.entries);
         if found.is_err() && self.entries.len() >= self.limit() {
@@ -452,12 +443,17 @@ impl GroupTable {
             // What absorbing into an empty table gives, entry by entry: `o`'s entries in
             // their order, with their counters and bounds; its rows are read the same.
             std::mem::swap(self, o);
-            if self.entries.len() > self.limit() {
-                self.purge();
-            }
-            o.clear();
-            return;
+        } else {
+            self.merge_entries(o);
         }
+        if self.entries.len() > self.limit() {
+            self.purge();
+        }
+        o.clear();
+    }
+
+    /// Adds `o`'s counts and entries to this table's, entry by entry.
+    fn merge_entries(&mut self, o: &GroupTable) {
         self.settled.take();
         self.other += &o.other;
         self.overflowed |= o.overflowed;
@@ -499,10 +495,6 @@ impl GroupTable {
             }
         }
         self.absent += o.absent;
-        if self.entries.len() > self.limit() {
-            self.purge();
-        }
-        o.clear();
     }
 
     /// Whether nothing was counted: no name listed, none dropped.
