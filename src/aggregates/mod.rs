@@ -27,3 +27,19 @@ pub mod top;
 pub mod ttl;
 
 pub use report::{AggregateConfig, Aggregates};
+
+use std::cmp::Ordering;
+
+/// Puts the `n` first rows by `order` at the front, sorted; the others follow in no
+/// particular order. A table shows its top rows without sorting all of them.
+pub fn sort_first<T>(rows: &mut [T], n: usize, order: impl Fn(&T, &T) -> Ordering) {
+    let top = match n.checked_sub(1) {
+        Some(last) if last < rows.len() => {
+            rows.select_nth_unstable_by(last, &order);
+            &mut rows[..=last]
+        }
+        Some(_) => rows,
+        None => &mut [],
+    };
+    top.sort_unstable_by(order);
+}

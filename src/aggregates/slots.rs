@@ -69,13 +69,24 @@ impl Slots {
     /// [`SortBy::Keys`], the most keys (then memory). Slots count no elements: `Elements`
     /// ranks by memory.
     pub fn heaviest(&self, n: usize, by: SortBy) -> Vec<(u16, SlotLoad)> {
+        let mut rows = self.heaviest_first(n, by);
+        rows.truncate(n);
+        rows
+    }
+
+    /// Every slot with keys: the `n` heaviest first, in the order of
+    /// [`Slots::heaviest`], then the others in no particular order. Only the heaviest are
+    /// sorted, not the up to 16,384 slots.
+    pub fn heaviest_first(&self, n: usize, by: SortBy) -> Vec<(u16, SlotLoad)> {
         let mut rows: Vec<_> = self.loaded().map(|(s, l)| (s, *l)).collect();
         let rank = |l: &SlotLoad| match by {
             SortBy::Keys => (l.keys, l.memory_bytes),
             SortBy::Memory | SortBy::Elements => (l.memory_bytes, l.keys),
         };
-        rows.sort_unstable_by(|a, b| rank(&b.1).cmp(&rank(&a.1)).then(a.0.cmp(&b.0)));
-        rows.truncate(n);
+        let order = |a: &(u16, SlotLoad), b: &(u16, SlotLoad)| {
+            rank(&b.1).cmp(&rank(&a.1)).then(a.0.cmp(&b.0))
+        };
+        crate::aggregates::sort_first(&mut rows, n, order);
         rows
     }
 

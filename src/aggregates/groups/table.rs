@@ -415,15 +415,7 @@ impl GroupTable {
                 .cmp(&a.stats.rank(by))
                 .then(a.name.cmp(b.name))
         };
-        let top = match n.checked_sub(1) {
-            Some(last) if last < rows.len() => {
-                rows.select_nth_unstable_by(last, order);
-                &mut rows[..=last]
-            }
-            Some(_) => &mut rows[..],
-            None => &mut [],
-        };
-        top.sort_unstable_by(order);
+        crate::aggregates::sort_first(&mut rows, n, order);
         rows
     }
 }

@@ -577,7 +577,7 @@ pub fn report(
     section(&mut out, "Distributions per type", t);
 
     let mut t = table(&["slot", "keys", "% keys", "memory", "% memory"], 1);
-    let mut slots = m.slots.heaviest(usize::MAX, sort);
+    let mut slots = m.slots.heaviest_first(short_rows, sort);
     let rest = slots.split_off(short_rows.min(slots.len()));
     let slot_row = |first: String, keys: u64, memory: u64| {
         vec![
