@@ -34,7 +34,7 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    const ALL: [Encoding; 16] = [
+    pub const ALL: [Encoding; 16] = [
         Encoding::Int,
         Encoding::Embstr,
         Encoding::Raw,

@@ -124,7 +124,10 @@ impl<K> Default for Rows<K> {
 /// A key's cell: its db, type and encoding. Every table of [`Totals`] sums cells.
 type Cell = (u64, TypeKey, Encoding);
 
-#[derive(Clone, Debug, Default)]
+/// Types by encodings: [`Totals::kinds`].
+const KINDS: usize = RedisType::ALL.len() * Encoding::ALL.len();
+
+#[derive(Clone, Debug)]
 pub struct Totals {
     /// What folding added, one row per cell. A key's row is found at the last row used
     /// when the key shares its cell with the key before (most do), where keeping the
@@ -132,6 +135,12 @@ pub struct Totals {
     cells: Rows<Cell>,
     /// Index in `cells` of the last row used.
     last: usize,
+    /// Where in `cells` the row of each type and encoding of a key in db `kinds_db`
+    /// without a module is, plus one (0: not looked up yet): a key whose cell is not the
+    /// last one's is found without a search. Rows are only ever appended to `cells`, so
+    /// the positions stay right.
+    kinds: [u32; KINDS],
+    kinds_db: u64,
     /// Every key that merges brought in from totals read back (as `by_db` below): what
     /// folding added is summed from the cells when asked for ([`Totals::all`]).
     all: Counts,
@@ -140,6 +149,21 @@ pub struct Totals {
     by_db: Rows<u64>,
     by_type: Rows<TypeKey>,
     by_encoding: Rows<(TypeKey, Encoding)>,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            cells: Rows::default(),
+            last: 0,
+            kinds: [0; KINDS],
+            kinds_db: 0,
+            all: Counts::default(),
+            by_db: Rows::default(),
+            by_type: Rows::default(),
+            by_encoding: Rows::default(),
+        }
+    }
 }
 
 impl Totals {
@@ -154,7 +178,27 @@ impl Totals {
 
     #[inline(never)]
     fn add_elsewhere(&mut self, cell: Cell, k: &KeyStats<'_>) {
-        self.last = self.cells.index(cell);
+        self.last = match k.module {
+            None => {
+                if k.db != self.kinds_db {
+                    self.kinds = [0; KINDS];
+                    self.kinds_db = k.db;
+                }
+                let kind = (k.redis_type as usize)
+                    .wrapping_mul(Encoding::ALL.len())
+                    .wrapping_add(k.encoding as usize)
+                    % KINDS;
+                match self.kinds[kind].checked_sub(1) {
+                    Some(at) => at as usize,
+                    None => {
+                        let at = self.cells.index(cell);
+                        self.kinds[kind] = u32::try_from(at).map_or(0, |at| at.saturating_add(1));
+                        at
+                    }
+                }
+            }
+            Some(_) => self.cells.index(cell),
+        };
         self.cells.0[self.last].1.add(k);
     }
 
@@ -225,8 +269,6 @@ impl<'de> Deserialize<'de> for Totals {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let state = TotalsState::deserialize(d)?;
         Ok(Totals {
-            cells: Rows::default(),
-            last: 0,
             all: state.all,
             by_db: Rows(state.by_db),
             by_type: Rows(state.by_type),
@@ -237,6 +279,7 @@ impl<'de> Deserialize<'de> for Totals {
                     .map(|(t, e, c)| ((t, e), c))
                     .collect(),
             ),
+            ..Totals::default()
         })
     }
 }
@@ -254,5 +297,69 @@ impl AddAssign<&Totals> for Totals {
 impl AddAssign for Totals {
     fn add_assign(&mut self, o: Totals) {
         *self += &o;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdb::module::ModuleId;
+
+    /// Keys of several dbs, types, encodings and a module type, interleaved so that most
+    /// keys change cell, and after a merge: the tables add up what a search per key gives.
+    #[test]
+    fn cells_found_by_kind_add_up_as_searched() {
+        let kinds = [
+            (RedisType::String, Encoding::Embstr, None),
+            (RedisType::String, Encoding::Raw, None),
+            (RedisType::Hash, Encoding::Listpack, None),
+            (RedisType::Set, Encoding::Intset, None),
+            (RedisType::Module, Encoding::Raw, Some(ModuleId(7))),
+            (RedisType::Module, Encoding::Raw, Some(ModuleId(9))),
+        ];
+        let mut totals = Totals::default();
+        let mut other = Totals::default();
+        let mut expected: Vec<(Cell, Counts)> = Vec::new();
+        for i in 0..600u64 {
+            let (redis_type, encoding, module) = kinds[(i * 7 % 11 % 6) as usize];
+            let mut k = KeyStats::new();
+            k.db = [0, 3, 0, 0, 12][(i % 5) as usize];
+            (k.redis_type, k.encoding, k.module) = (redis_type, encoding, module);
+            k.memory_bytes = i;
+            k.serialized_bytes = 2 * i;
+            k.elements = Some(i % 4);
+            match i % 3 {
+                0 => other.add(&k),
+                _ => totals.add(&k),
+            }
+            let cell = (k.db, TypeKey::of(&k), k.encoding);
+            match expected.iter_mut().find(|(c, _)| *c == cell) {
+                Some((_, counts)) => counts.add(&k),
+                None => {
+                    let mut counts = Counts::default();
+                    counts.add(&k);
+                    expected.push((cell, counts));
+                }
+            }
+        }
+        totals += other;
+        let mut by_encoding: Vec<_> =
+            expected
+                .iter()
+                .fold(Vec::new(), |mut rows, ((_, t, e), c)| {
+                    match rows.iter_mut().find(|(rt, re, _)| rt == t && re == e) {
+                        Some((_, _, counts)) => *counts += c,
+                        None => rows.push((*t, *e, *c)),
+                    }
+                    rows
+                });
+        by_encoding.sort_unstable_by_key(|(t, e, _)| (t.order(), e.name()));
+        assert_eq!(totals.by_encoding(), by_encoding);
+        let dbs: Vec<u64> = totals.by_db().iter().map(|(db, _)| *db).collect();
+        assert_eq!(dbs, [0, 3, 12]);
+        let keys: u64 = totals.by_db().iter().map(|(_, c)| c.keys).sum();
+        assert_eq!((keys, totals.all().keys), (600, 600));
+        let memory_in_db_3: u64 = (0..600).filter(|i| i % 5 == 1).sum();
+        assert_eq!(totals.by_db()[1].1.memory_bytes, memory_in_db_3);
     }
 }
