@@ -144,14 +144,7 @@ impl<'data> KeyStats<'data> {
         self.string_value = match record.seen {
             ValueSeen::String(value) => Some(summarize_string_into(value, &mut self.summary)?),
             ValueSeen::Template(_) | ValueSeen::Bytes => {
-                summarize_value_into(
-                    record.value_type,
-                    record.template(),
-                    &mut record.value_bytes(),
-                    scratch,
-                    &mut self.memory,
-                    &mut self.summary,
-                )?;
+                self.walk_value(record, scratch)?;
                 None
             }
         };
@@ -197,6 +190,25 @@ impl<'data> KeyStats<'data> {
         };
         self.allocations.finish(used);
         Ok(())
+    }
+
+    /// Walks a value the scanner did not read: a collection, or a string off the
+    /// scanner's straight path. Out of line, so that a short string's path through
+    /// [`KeyStats::read`] keeps its registers.
+    #[inline(never)]
+    fn walk_value(
+        &mut self,
+        record: &KeyRecord<'data>,
+        scratch: &mut Scratch,
+    ) -> Result<(), DecodeError> {
+        summarize_value_into(
+            record.value_type,
+            record.template(),
+            &mut record.value_bytes(),
+            scratch,
+            &mut self.memory,
+            &mut self.summary,
+        )
     }
 
     /// What the key adds to `used_memory` beside its keyspace entries (see
