@@ -239,11 +239,8 @@ impl Ttl {
                 .cmp(&(a.1.keys, a.1.memory_bytes))
                 .then(a.0.cmp(&b.0))
         };
-        if n < rows.len() {
-            rows.select_nth_unstable_by(n, by_storm);
-            rows.truncate(n);
-        }
-        rows.sort_unstable_by(by_storm);
+        super::sort_first(&mut rows, n, by_storm);
+        rows.truncate(n);
         rows
     }
 }
