@@ -15,6 +15,20 @@ pub struct Bytes<'data> {
     origin: u64,
 }
 
+/// The `N` bytes (at most 8) of `bytes` from `at`, little-endian, as the low bytes of a
+/// word; zero when they are not all there. Callers read a short key or segment as two
+/// such words that may overlap, rather than a byte at a time.
+#[inline(always)]
+pub fn word_at<const N: usize>(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let Some(b) = bytes.get(at..).and_then(<[u8]>::first_chunk::<N>) {
+        if let Some(low) = w.get_mut(..N) {
+            low.copy_from_slice(b);
+        }
+    }
+    u64::from_le_bytes(w)
+}
+
 /// `Bytes::read_<int>`: an integer of fixed width read in the byte order its name says
 /// (signed integers are two's complement in every RDB structure).
 macro_rules! fixed_width_reads {

@@ -4,17 +4,20 @@
 //! The dump's CRC64 comes from `crc-fast`: it covers every byte and runs at memory speed
 //! with carry-less-multiply kernels (a table-driven CRC took a tenth of a `keys` run).
 //!
-//! Slots are hashed here, by hand, slicing by 8: most keys are 8 to 40 bytes, where the
-//! `crc` crate hashes a byte at a time (its slice-by-16 code starts at 16 bytes, and took 9
-//! to 14 instructions a byte below that), and the same pass over the key looks for the
-//! `{` of a hash tag, which took a second pass. `crc` checks it in the tests.
+//! Slots are hashed here, by hand: most keys are 8 to 40 bytes, where the `crc` crate
+//! hashes a byte at a time (its slice-by-16 code starts at 16 bytes, and took 9 to 14
+//! instructions a byte below that), and the same pass over the key looks for the `{` of a
+//! hash tag, which took a second pass. A key of up to 16 bytes is hashed with one lookup a
+//! byte, each in the table of its distance from the key's end (no state carried from byte
+//! to byte); a longer one slicing by 8. `crc` checks both in the tests.
 
+use super::bytes::word_at;
 use crc_fast::{CrcAlgorithm, Digest};
 
 /// `CRC16_TABLES[k][v]`: the CRC16 (XMODEM: polynomial 0x1021, no reflection, initial 0) of
 /// byte `v` followed by `k` zero bytes, so that 8 bytes are hashed with 8 lookups.
-static CRC16_TABLES: [[u16; 256]; 8] = {
-    let mut tables = [[0u16; 256]; 8];
+static CRC16_TABLES: [[u16; 256]; 16] = {
+    let mut tables = [[0u16; 256]; 16];
     let mut v = 0;
     while v < 256 {
         let mut crc = (v as u16) << 8;
@@ -31,7 +34,7 @@ static CRC16_TABLES: [[u16; 256]; 8] = {
         v += 1;
     }
     let mut k = 1;
-    while k < 8 {
+    while k < 16 {
         let mut v = 0;
         while v < 256 {
             let before = tables[k - 1][v];
@@ -46,6 +49,67 @@ static CRC16_TABLES: [[u16; 256]; 8] = {
 /// CRC16 (XMODEM) of `bytes`, and whether they hold a `{`.
 #[inline]
 fn crc16_seeing_brace(bytes: &[u8]) -> (u16, bool) {
+    match crc16_short(bytes) {
+        Some(crc) => (crc, has_brace_short(bytes)),
+        None => crc16_sliced(bytes),
+    }
+}
+
+/// CRC16 of up to 16 bytes: with an initial 0, zero bytes before a message leave its CRC
+/// as it is, so byte `i` of `n` adds the CRC of itself followed by `n - 1 - i` zero bytes,
+/// one lookup in `CRC16_TABLES[n - 1 - i]`. Unrolled for each length, with no state
+/// carried from byte to byte. `None` for longer keys.
+#[inline]
+fn crc16_short(bytes: &[u8]) -> Option<u16> {
+    macro_rules! by_length {
+        ($($n:literal)*) => {
+            match bytes.len() {
+                0 => Some(0),
+                $($n => {
+                    let b: &[u8; $n] = bytes.try_into().ok()?;
+                    let tables = CRC16_TABLES.first_chunk::<$n>()?;
+                    Some(
+                        tables
+                            .iter()
+                            .rev()
+                            .zip(b)
+                            .fold(0, |crc, (t, &b)| crc ^ t[usize::from(b)]),
+                    )
+                })*
+                _ => None,
+            }
+        };
+    }
+    by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// Whether up to 16 bytes hold a `{`: two words of 8 (or 4) bytes that may overlap.
+#[inline]
+fn has_brace_short(bytes: &[u8]) -> bool {
+    fn braced(w: u64, ones: u64) -> bool {
+        // A byte of `w ^ {{{…` is zero where `w` holds a `{`.
+        let x = w ^ ones.wrapping_mul(u64::from(b'{'));
+        x.wrapping_sub(ones) & !x & ones.wrapping_mul(0x80) != 0
+    }
+    const ONES_8: u64 = u64::from_le_bytes([0x01; 8]);
+    const ONES_4: u64 = u64::from_le_bytes([1, 1, 1, 1, 0, 0, 0, 0]);
+    let n = bytes.len();
+    match n {
+        8..=16 => {
+            braced(word_at::<8>(bytes, 0), ONES_8)
+                | braced(word_at::<8>(bytes, n.saturating_sub(8)), ONES_8)
+        }
+        4..=7 => {
+            braced(word_at::<4>(bytes, 0), ONES_4)
+                | braced(word_at::<4>(bytes, n.saturating_sub(4)), ONES_4)
+        }
+        _ => bytes.contains(&b'{'),
+    }
+}
+
+/// CRC16 (XMODEM) of `bytes` of any length, slicing by 8, and whether they hold a `{`.
+#[inline]
+fn crc16_sliced(bytes: &[u8]) -> (u16, bool) {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
     const BRACES: u64 = u64::from_le_bytes([b'{'; 8]);
@@ -163,6 +227,26 @@ mod tests {
                 let (crc, brace) = crc16_seeing_brace(&bytes);
                 assert_eq!(crc, crate_crc16.checksum(&bytes), "{bytes:?}");
                 assert_eq!(brace, bytes.contains(&b'{'), "{bytes:?}");
+                // Keys of up to 16 bytes take their own path: the sliced one agrees.
+                assert_eq!(crc16_sliced(&bytes), (crc, brace), "{bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_brace_is_seen_wherever_it_is() {
+        for len in 1..=24 {
+            let plain = vec![b'a'; len];
+            assert!(!crc16_seeing_brace(&plain).1, "{len}");
+            for at in 0..len {
+                let mut braced = plain.clone();
+                braced[at] = b'{';
+                assert!(crc16_seeing_brace(&braced).1, "{len} {at}");
+                // `{` is 0x7b: its neighbours and a byte with the high bit are not one.
+                for other in [b'z', b'|', 0xfb] {
+                    braced[at] = other;
+                    assert!(!crc16_seeing_brace(&braced).1, "{len} {at} {other}");
+                }
             }
         }
     }
