@@ -6,6 +6,7 @@
 use super::groups::{same_name, GroupTable};
 use super::prefixes::{find_delimiter, PrefixConfig, Segmenting};
 use crate::model::key_stats::KeyStats;
+use crate::rdb::bytes::word_at;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
@@ -73,6 +74,34 @@ fn is_id(segment: &[u8], classes: u8) -> bool {
     }
 }
 
+/// Whether `bytes` are 1 to 16 ASCII digits, told from two words of 8 (or 4) bytes that
+/// may overlap rather than a byte at a time; `false` for any other length.
+#[inline(always)]
+fn digits_only(bytes: &[u8]) -> bool {
+    /// Whether each byte of `w` is a digit: its high nibble 3, and its low one below 10
+    /// (adding 6 keeps it below 16; no byte carries into the next).
+    fn digits(w: u64, ones: u64) -> bool {
+        let high = ones.wrapping_mul(0xf0);
+        let threes = ones.wrapping_mul(0x30);
+        w & high == threes && w.wrapping_add(ones.wrapping_mul(6)) & high == threes
+    }
+    const ONES_8: u64 = u64::from_le_bytes([1; 8]);
+    const ONES_4: u64 = 0x0101_0101;
+    let n = bytes.len();
+    match n {
+        8..=16 => {
+            digits(word_at::<8>(bytes, 0), ONES_8)
+                && digits(word_at::<8>(bytes, n.saturating_sub(8)), ONES_8)
+        }
+        4..=7 => {
+            digits(word_at::<4>(bytes, 0), ONES_4)
+                && digits(word_at::<4>(bytes, n.saturating_sub(4)), ONES_4)
+        }
+        1..=3 => bytes.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
 /// `8-4-4-4-12` hex digits.
 fn is_uuid(s: &[u8]) -> bool {
     s.len() == 36
@@ -101,6 +130,14 @@ pub struct Patterns {
     /// of many patterns mixed seldom come in runs, and each try costs part of a key's read.
     #[serde(skip)]
     untried: u8,
+    /// What [`Patterns::same_prefixes`] says of the key added last.
+    #[serde(skip)]
+    same_prefixes: bool,
+    /// Whether the key added last was told from its last segment
+    /// ([`Patterns::same_pattern`]): it then starts with the pattern's head, byte for byte
+    /// (which the key the pattern was built from may not: a `*` there stands for an id).
+    #[serde(skip)]
+    told_last: bool,
 }
 
 impl Patterns {
@@ -112,6 +149,8 @@ impl Patterns {
             delimiters: Vec::new(),
             special: 0,
             untried: 0,
+            same_prefixes: false,
+            told_last: false,
         }
     }
 
@@ -124,6 +163,8 @@ impl Patterns {
             delimiters: Vec::new(),
             special: 0,
             untried: 0,
+            same_prefixes: false,
+            told_last: false,
         }
     }
 
@@ -151,7 +192,22 @@ impl Patterns {
                 self.special = classes & (SPECIAL | NOT_ASCII);
             }
         }
-        self.table.add(&self.scratch, k);
+        match same {
+            // The name counted last: not compared again.
+            true => self.table.add_same(&self.scratch, k),
+            false => self.table.add(&self.scratch, k),
+        }
+        // Two keys in a row told from their last segment start with the same head, up to
+        // their last delimiter.
+        self.same_prefixes = same && self.told_last;
+        self.told_last = same;
+    }
+
+    /// Whether the key added last has the pattern of the key before it and the same bytes
+    /// up to its last delimiter: its prefixes are then those of the key before, which
+    /// tables count it under without comparing names.
+    pub fn same_prefixes(&self) -> bool {
+        self.same_prefixes
     }
 
     /// [`Patterns::same_pattern`], tried on the key after a key it held for, and on one key
@@ -194,6 +250,10 @@ impl Patterns {
         };
         if !same_name(start, head) {
             return false;
+        }
+        if !d.is_ascii_digit() && digits_only(tail) {
+            // Digits (most ids): an id, and no delimiter among them.
+            return true;
         }
         let mut mask = 0;
         for &b in tail {
@@ -344,6 +404,33 @@ impl Patterns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_only_as_byte_by_byte() {
+        for len in 0..=20usize {
+            let digits: Vec<u8> = (0..len).map(|i| b'0' + (i * 7 % 10) as u8).collect();
+            assert_eq!(digits_only(&digits), (1..=16).contains(&len), "{len}");
+            for at in 0..len {
+                // Bytes either side of the digits, and ones whose high or low nibble fits.
+                for other in [
+                    b'/',
+                    b':',
+                    b'#',
+                    b'?',
+                    b'a',
+                    0x39 + 0x80,
+                    0xb0,
+                    0x3a,
+                    0x3f,
+                    0,
+                ] {
+                    let mut bytes = digits.clone();
+                    bytes[at] = other;
+                    assert!(!digits_only(&bytes), "{len} {at} {other}");
+                }
+            }
+        }
+    }
 
     fn pattern(key: &str) -> String {
         let mut out = Vec::new();

@@ -129,14 +129,17 @@ impl Prefixes {
             delimiters.push(end);
             from = end.saturating_add(delimiter.len());
         }
-        self.add_at(k, &delimiters);
+        self.add_at(k, &delimiters, false);
         self.delimiters = delimiters;
     }
 
     /// Counts `k` under its prefixes, ending at `delimiters`: where the delimiters of
     /// the key are, in order, as [`super::patterns::Patterns::delimiters`] found them.
+    /// `same`: the key's prefixes are those of the key added before it
+    /// ([`super::patterns::Patterns::same_prefixes`]), which each table counts without comparing
+    /// names.
     #[inline]
-    pub fn add_at(&mut self, k: &KeyStats<'_>, delimiters: &[usize]) {
+    pub fn add_at(&mut self, k: &KeyStats<'_>, delimiters: &[usize], same: bool) {
         let key = &*k.key;
         let under = &self.segmenting.under;
         if !under.is_empty() && !key.starts_with(under) {
@@ -146,7 +149,10 @@ impl Prefixes {
             self.no_delimiter.add(k);
         }
         for (table, &end) in self.tables.iter_mut().zip(delimiters) {
-            table.add(&key[..end], k);
+            match same {
+                true => table.add_same(&key[..end], k),
+                false => table.add(&key[..end], k),
+            }
         }
     }
 

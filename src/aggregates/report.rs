@@ -103,7 +103,9 @@ impl Aggregator for Aggregates {
         self.idle_freq.add(k);
         t.patterns.add(k);
         match t.shared_segments {
-            true => t.prefixes.add_at(k, t.patterns.delimiters()),
+            true => t
+                .prefixes
+                .add_at(k, t.patterns.delimiters(), t.patterns.same_prefixes()),
             false => t.prefixes.add(k),
         }
         t.encodings.add(k, t.patterns.current());

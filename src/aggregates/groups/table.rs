@@ -199,18 +199,40 @@ impl GroupTable {
     pub fn add_counting(&mut self, name: &[u8], k: &KeyStats<'_>, elements: u64) {
         match self.last {
             Some(at) if same_name(&self.names[self.entries[at].range()], name) => {
-                let e = &mut self.entries[at];
-                match e.counted {
-                    Counted::Many(many) if self.settled.get().is_none() => {
-                        // Read from `k` as it is added: the figures are not copied.
-                        let key = OneKey::of(k, elements);
-                        e.counter.add_key(key.memory_bytes);
-                        self.many[many].add_key(&key);
-                    }
-                    _ => self.count_again(at, k, elements),
-                }
+                self.count_last(at, k, elements);
             }
             _ => self.count_looked_up(name, k, elements),
+        }
+    }
+
+    /// Counts `k` under `name`, which the caller knows is the name this table counted a
+    /// key under last (a key of the pattern of the key before): the names are not
+    /// compared. A table that forgot its last name (a purge, the chunk's start) looks it up.
+    #[inline(always)]
+    pub fn add_same(&mut self, name: &[u8], k: &KeyStats<'_>) {
+        let elements = k.elements.unwrap_or(0);
+        match self.last {
+            Some(at) => {
+                debug_assert_eq!(&self.names[self.entries[at].range()], name);
+                self.count_last(at, k, elements);
+            }
+            None => self.count_looked_up(name, k, elements),
+        }
+    }
+
+    /// Counts `k` (of `elements`) under entry `at`, the name counted last: in line when
+    /// that name counted more than one key (a run of keys of one name).
+    #[inline(always)]
+    fn count_last(&mut self, at: usize, k: &KeyStats<'_>, elements: u64) {
+        let e = &mut self.entries[at];
+        match e.counted {
+            Counted::Many(many) if self.settled.get().is_none() => {
+                // Read from `k` as it is added: the figures are not copied.
+                let key = OneKey::of(k, elements);
+                e.counter.add_key(key.memory_bytes);
+                self.many[many].add_key(&key);
+            }
+            _ => self.count_again(at, k, elements),
         }
     }
 
