@@ -3,7 +3,7 @@
 //! under a prefix, the prefix stays as it is and the rest of the key is patterned:
 //! `user:42:*` under `user:42`.
 
-use super::groups::{same_name, GroupTable};
+use super::groups::{same_name, GroupTable, RunOfKeys};
 use super::prefixes::{find_delimiter, PrefixConfig, Segmenting};
 use crate::model::key_stats::KeyStats;
 use crate::rdb::bytes::word_at;
@@ -168,8 +168,32 @@ impl Patterns {
         }
     }
 
+    /// Counts `k` under its pattern.
     #[inline]
     pub fn add(&mut self, k: &KeyStats<'_>) {
+        let same = self.segment_key(k);
+        self.count(k, same);
+    }
+
+    /// Counts `k` under the pattern [`Patterns::segment_key`] found: `same` when that
+    /// told it from its last segment (the name counted last, not compared again).
+    #[inline(always)]
+    pub fn count(&mut self, k: &KeyStats<'_>, same: bool) {
+        match same {
+            true => self.table.add_same(&self.scratch, k),
+            false => self.table.add(&self.scratch, k),
+        }
+    }
+
+    /// Counts a run of keys of the pattern counted last ([`RunOfKeys`]).
+    pub fn count_run(&mut self, run: &RunOfKeys) {
+        self.table.count_run(run);
+    }
+
+    /// Builds `k`'s pattern and finds its delimiters, without counting it: true when it
+    /// has the pattern of the key before, told from its last segment.
+    #[inline]
+    pub fn segment_key(&mut self, k: &KeyStats<'_>) -> bool {
         // Keys of one pattern come in runs: most are told from their last segment.
         let same = self.segmenting.under.is_empty() && self.same_pattern_tried(&k.key);
         let Segmenting { delimiter, under } = &self.segmenting;
@@ -192,15 +216,11 @@ impl Patterns {
                 self.special = classes & (SPECIAL | NOT_ASCII);
             }
         }
-        match same {
-            // The name counted last: not compared again.
-            true => self.table.add_same(&self.scratch, k),
-            false => self.table.add(&self.scratch, k),
-        }
         // Two keys in a row told from their last segment start with the same head, up to
         // their last delimiter.
         self.same_prefixes = same && self.told_last;
         self.told_last = same;
+        same
     }
 
     /// Whether the key added last has the pattern of the key before it and the same bytes

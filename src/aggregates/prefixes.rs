@@ -9,7 +9,7 @@
 //! depths are counted below it: `cache:page` is depth 1, `cache:page:1` depth 2; the
 //! names keep the prefix, and keys with no delimiter below it are tallied apart.
 
-use super::groups::{GroupStats, GroupTable};
+use super::groups::{GroupStats, GroupTable, RunOfKeys};
 use crate::model::key_stats::KeyStats;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
@@ -153,6 +153,20 @@ impl Prefixes {
                 true => table.add_same(&key[..end], k),
                 false => table.add(&key[..end], k),
             }
+        }
+    }
+
+    /// Whether the tables of the first `depths` depths each counted a key (see
+    /// [`GroupTable::has_last`]).
+    pub fn have_last(&self, depths: usize) -> bool {
+        self.tables.iter().take(depths).all(GroupTable::has_last)
+    }
+
+    /// Counts a run of keys under the prefixes counted last at the first `depths` depths
+    /// ([`GroupTable::count_run`]).
+    pub fn count_run(&mut self, run: &RunOfKeys, depths: usize) {
+        for table in self.tables.iter_mut().take(depths) {
+            table.count_run(run);
         }
     }
 

@@ -49,7 +49,7 @@ mod stats;
 mod table;
 
 pub use stats::{type_index, GroupStats, SortBy, TypeSplit};
-pub use table::{same_name, ErrorBound, GroupRow, GroupTable};
+pub use table::{same_name, ErrorBound, GroupRow, GroupTable, RunOfKeys};
 
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // Small known test values.

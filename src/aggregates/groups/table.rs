@@ -34,6 +34,31 @@ impl AddAssign for ErrorBound {
     }
 }
 
+/// Keys counted under the names a few tables counted last, without naming them: a run
+/// of keys whose names the caller knows are those of the key before in each table (see
+/// [`crate::aggregates::report::Tables`]). Each key is summed here once; the sum goes to
+/// every table's last name when the run ends ([`GroupTable::count_run`]), which gives what
+/// counting each key in each table gives.
+#[derive(Clone, Debug, Default)]
+pub struct RunOfKeys {
+    stats: GroupStats,
+    counter: ErrorBound,
+}
+
+impl RunOfKeys {
+    /// One more key of the run.
+    #[inline(always)]
+    pub fn add(&mut self, k: &KeyStats<'_>) {
+        let key = OneKey::of(k, k.elements.unwrap_or(0));
+        self.counter.add_key(key.memory_bytes);
+        self.stats.add_key(&key);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stats.keys == 0
+    }
+}
+
 /// One listed name of a [`GroupTable`].
 #[derive(Clone, Copy, Debug)]
 pub struct GroupRow<'a> {
@@ -218,6 +243,27 @@ impl GroupTable {
             }
             None => self.count_looked_up(name, k, elements),
         }
+    }
+
+    /// Whether the table counted a key since its start or last purge: the name a
+    /// [`RunOfKeys`] is counted under.
+    pub fn has_last(&self) -> bool {
+        self.last.is_some()
+    }
+
+    /// Counts the keys of `run` under the name counted last, which the caller saw there
+    /// was ([`GroupTable::has_last`]) when the run began; nothing has been counted since.
+    pub fn count_run(&mut self, run: &RunOfKeys) {
+        debug_assert!(self.last.is_some(), "a run counted with no last name");
+        let Some(at) = self.last else {
+            return;
+        };
+        self.settled.take();
+        let e = &mut self.entries[at];
+        e.counter += run.counter;
+        count_more(&mut e.counted, &mut self.many, &mut self.free, |s| {
+            *s += &run.stats;
+        });
     }
 
     /// Counts `k` (of `elements`) under entry `at`, the name counted last: in line when
