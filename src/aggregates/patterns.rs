@@ -413,17 +413,44 @@ impl AddAssign for Patterns {
 
 impl Patterns {
     /// Adds what `other` (the next chunk's) counted, and empties it
-    /// ([`GroupTable::absorb`]).
+    /// ([`GroupTable::absorb`]). It forgets the key it segmented last too, as
+    /// [`Patterns::like`] makes it: a key of the next chunk it is reused for is not told
+    /// from that key's pattern, whose special bytes it no longer holds.
     pub fn absorb(&mut self, other: &mut Patterns) {
         self.table.absorb(&mut other.table);
+        other.scratch.clear();
+        other.delimiters.clear();
         other.special = 0;
         other.untried = 0;
+        other.same_prefixes = false;
+        other.told_last = false;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A part reused for a later chunk sees each key's special bytes, though its first key
+    /// has the pattern of the last key it saw (lint's key.special-chars reads them).
+    #[test]
+    fn a_part_absorbed_starts_afresh() {
+        let key = |name: &str| {
+            let mut k = KeyStats::new();
+            k.key = std::borrow::Cow::Owned(name.as_bytes().to_vec());
+            k
+        };
+        let mut all = Patterns::new(&PrefixConfig::default());
+        let mut part = all.like();
+        for chunk in 0..3 {
+            for i in 0..3 {
+                part.add(&key(&format!("café:{}", chunk * 10 + i)));
+                assert_eq!(part.seen().special, NOT_ASCII, "chunk {chunk}, key {i}");
+            }
+            all.absorb(&mut part);
+        }
+        assert_eq!(all.table().rows()[0].stats.keys, 9);
+    }
 
     #[test]
     fn digits_only_as_byte_by_byte() {
