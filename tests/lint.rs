@@ -138,6 +138,17 @@ fn write_dump(path: &Path) {
     rdb.finish().unwrap();
 }
 
+/// A dump at `path` holding, in db 0, a string `v` under each of `keys`: more may be
+/// written before it is finished.
+fn strings_in_db_0(path: &Path, keys: impl Iterator<Item = String>) -> Rdb<BufWriter<File>> {
+    let mut rdb = Rdb::new(BufWriter::new(File::create(path).unwrap())).unwrap();
+    rdb.select_db(0).unwrap();
+    for key in keys {
+        rdb.set_string(key.as_bytes(), b"v", None).unwrap();
+    }
+    rdb
+}
+
 /// The crafted dump, written once per test binary.
 fn dump() -> &'static Path {
     static DUMP: OnceLock<(TempDir, PathBuf)> = OnceLock::new();
@@ -655,12 +666,7 @@ fn cluster_rules_apply_only_to_a_cluster() {
     // One db, one dump: a cluster only when said; two such dumps are shards.
     let dir = TempDir::new().unwrap();
     let one_db = dir.path().join("one-db.rdb");
-    let mut rdb = Rdb::new(BufWriter::new(File::create(&one_db).unwrap())).unwrap();
-    rdb.select_db(0).unwrap();
-    for i in 0..50 {
-        rdb.set_string(format!("k:{i}").as_bytes(), b"v", None)
-            .unwrap();
-    }
+    let mut rdb = strings_in_db_0(&one_db, (0..50).map(|i| format!("k:{i}")));
     rdb.set_string(b"{whale}:big", &[b'x'; 20_000], None)
         .unwrap();
     rdb.finish().unwrap();
@@ -830,13 +836,9 @@ fn real_server_encodings() {
 fn special_chars_found_in_every_chunk() {
     let dir = TempDir::new().unwrap();
     let path = dir.path().join("spaces.rdb");
-    let mut rdb = Rdb::new(BufWriter::new(File::create(&path).unwrap())).unwrap();
-    rdb.select_db(0).unwrap();
-    for i in 0..60_000 {
-        rdb.set_string(format!("my key:{i}").as_bytes(), b"v", None)
-            .unwrap();
-    }
-    rdb.finish().unwrap();
+    strings_in_db_0(&path, (0..60_000).map(|i| format!("my key:{i}")))
+        .finish()
+        .unwrap();
     for threads in ["1", "2"] {
         let out = rdbscope(&[
             "lint",

@@ -15,7 +15,8 @@ use super::bytes::word_at;
 use crc_fast::{CrcAlgorithm, Digest};
 
 /// `CRC16_TABLES[k][v]`: the CRC16 (XMODEM: polynomial 0x1021, no reflection, initial 0) of
-/// byte `v` followed by `k` zero bytes, so that 8 bytes are hashed with 8 lookups.
+/// byte `v` followed by `k` zero bytes: a key of up to 16 bytes is hashed with a lookup a
+/// byte ([`crc16_short`]), a longer one 8 bytes with 8 lookups ([`crc16_sliced`]).
 static CRC16_TABLES: [[u16; 256]; 16] = {
     let mut tables = [[0u16; 256]; 16];
     let mut v = 0;
@@ -83,25 +84,33 @@ fn crc16_short(bytes: &[u8]) -> Option<u16> {
     by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
 }
 
+/// A 1 in each byte of a word of 8 bytes, or of 4 (in the low half).
+const ONES_8: u64 = u64::from_le_bytes([0x01; 8]);
+const ONES_4: u64 = u64::from_le_bytes([1, 1, 1, 1, 0, 0, 0, 0]);
+
+/// The high bit set in the bytes of `w` (those where `ones` has a 1) that hold a `{`, and
+/// perhaps in bytes above one that does: zero when none does.
+#[inline(always)]
+fn braces_in(w: u64, ones: u64) -> u64 {
+    // A byte of `w ^ {{{…` is zero where `w` holds a `{`.
+    let x = w ^ ones.wrapping_mul(u64::from(b'{'));
+    x.wrapping_sub(ones) & !x & ones.wrapping_mul(0x80)
+}
+
 /// Whether up to 16 bytes hold a `{`: two words of 8 (or 4) bytes that may overlap.
 #[inline]
 fn has_brace_short(bytes: &[u8]) -> bool {
-    fn braced(w: u64, ones: u64) -> bool {
-        // A byte of `w ^ {{{…` is zero where `w` holds a `{`.
-        let x = w ^ ones.wrapping_mul(u64::from(b'{'));
-        x.wrapping_sub(ones) & !x & ones.wrapping_mul(0x80) != 0
-    }
-    const ONES_8: u64 = u64::from_le_bytes([0x01; 8]);
-    const ONES_4: u64 = u64::from_le_bytes([1, 1, 1, 1, 0, 0, 0, 0]);
     let n = bytes.len();
     match n {
         8..=16 => {
-            braced(word_at::<8>(bytes, 0), ONES_8)
-                | braced(word_at::<8>(bytes, n.saturating_sub(8)), ONES_8)
+            braces_in(word_at::<8>(bytes, 0), ONES_8)
+                | braces_in(word_at::<8>(bytes, n.saturating_sub(8)), ONES_8)
+                != 0
         }
         4..=7 => {
-            braced(word_at::<4>(bytes, 0), ONES_4)
-                | braced(word_at::<4>(bytes, n.saturating_sub(4)), ONES_4)
+            braces_in(word_at::<4>(bytes, 0), ONES_4)
+                | braces_in(word_at::<4>(bytes, n.saturating_sub(4)), ONES_4)
+                != 0
         }
         _ => bytes.contains(&b'{'),
     }
@@ -110,9 +119,6 @@ fn has_brace_short(bytes: &[u8]) -> bool {
 /// CRC16 (XMODEM) of `bytes` of any length, slicing by 8, and whether they hold a `{`.
 #[inline]
 fn crc16_sliced(bytes: &[u8]) -> (u16, bool) {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    const BRACES: u64 = u64::from_le_bytes([b'{'; 8]);
     let t = &CRC16_TABLES;
     let at = |k: usize, b: u8| t[k][usize::from(b)];
     let mut crc = 0u16;
@@ -122,9 +128,7 @@ fn crc16_sliced(bytes: &[u8]) -> (u16, bool) {
         let &[b0, b1, b2, b3, b4, b5, b6, b7] = w else {
             unreachable!("chunks of 8")
         };
-        // A byte of `w ^ BRACES` is zero where `w` holds a `{`.
-        let x = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]) ^ BRACES;
-        brace |= x.wrapping_sub(ONES) & !x & HIGHS;
+        brace |= braces_in(u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), ONES_8);
         let [high, low] = crc.to_be_bytes();
         crc = at(7, b0 ^ high)
             ^ at(6, b1 ^ low)
