@@ -5,8 +5,8 @@
 //! twentieth of a `keys` run on dumps of small keys (a dozen numbers per row). Here one
 //! or two digits are pushed in line; longer numbers are built two digits at a time in a
 //! 16-byte word, which the row grows by in one store before it is cut back to the
-//! number's length. CSV rows written in place take the words themselves: [`eight`] for
-//! numbers below 10^8, [`sixteen`] for longer ones.
+//! number's length. CSV rows written in place take the words themselves: [`below_65536`]
+//! for numbers below 65,536, [`eight`] for numbers below 10^8, [`sixteen`] for longer ones.
 
 /// "00", "01", … "99".
 const PAIRS: [u8; 200] = {
@@ -53,10 +53,6 @@ pub const EIGHT_DIGITS: u64 = 100_000_000;
 /// the zeros in front shifted out.
 #[inline(always)]
 pub fn eight(v: u32) -> ([u8; 8], usize) {
-    let pair = |p: u32| {
-        let at = p as usize * 2;
-        u64::from(u16::from_le_bytes([PAIRS[at], PAIRS[at + 1]]))
-    };
     let (high, low) = (v / 10_000, v % 10_000);
     let word =
         pair(high / 100) | pair(high % 100) << 16 | pair(low / 100) << 32 | pair(low % 100) << 48;
@@ -65,6 +61,44 @@ pub fn eight(v: u32) -> ([u8; 8], usize) {
         None => 1,
     };
     ((word >> (8 * (8 - len))).to_le_bytes(), len)
+}
+
+/// `v`, from 100 to 65,535 (a slot, most sizes of small keys), in decimal, as [`eight`]
+/// writes it: its hundreds from a table ([`HUNDREDS`]), then the pair of digits below
+/// them.
+#[inline(always)]
+pub fn below_65536(v: u32) -> ([u8; 8], usize) {
+    let (high, low) = (v / 100, v % 100);
+    let (digits, len) = HUNDREDS.get(high as usize).copied().unwrap_or_default();
+    let len = usize::from(len);
+    let word = u64::from(digits) | pair(low) << (8 * len);
+    (word.to_le_bytes(), len + 2)
+}
+
+/// 0 to 655 (the hundreds of a number below 65,536) in decimal, at the start of a word,
+/// and how many digits; nothing for 0.
+const HUNDREDS: [(u32, u8); 656] = {
+    const fn digit(d: usize) -> u32 {
+        (b'0' + (d % 10) as u8) as u32
+    }
+    let mut t = [(0u32, 0u8); 656];
+    let mut v = 1;
+    while v < 656 {
+        t[v] = match v {
+            0..=9 => (digit(v), 1),
+            10..=99 => (digit(v / 10) | digit(v) << 8, 2),
+            _ => (digit(v / 100) | digit(v / 10) << 8 | digit(v) << 16, 3),
+        };
+        v += 1;
+    }
+    t
+};
+
+/// The pair of digits of `p` (below 100) in the low half of a word.
+#[inline(always)]
+fn pair(p: u32) -> u64 {
+    let at = p as usize * 2;
+    u64::from(u16::from_le_bytes([PAIRS[at], PAIRS[at + 1]]))
 }
 
 /// Numbers below this have at most 16 digits (see [`sixteen`]).
@@ -167,6 +201,10 @@ mod tests {
         }
         for v in (0..2000).chain([9_999_999, 10_000_000, 12_345_678, 99_999_999]) {
             let (word, len) = eight(v);
+            assert_eq!(&word[..len], v.to_string().as_bytes(), "{v}");
+        }
+        for v in 100..65_536 {
+            let (word, len) = below_65536(v);
             assert_eq!(&word[..len], v.to_string().as_bytes(), "{v}");
         }
         let mut out = Vec::new();
