@@ -9,16 +9,18 @@
 //! instructions a byte below that), and the same pass over the key looks for the `{` of a
 //! hash tag, which took a second pass. A key of up to 16 bytes is hashed with one lookup a
 //! byte, each in the table of its distance from the key's end (no state carried from byte
-//! to byte); a longer one slicing by 8. `crc` checks both in the tests.
+//! to byte), whose entries also mark a `{`; a longer one slicing by 8. `crc` checks both
+//! in the tests.
 
-use super::bytes::word_at;
 use crc_fast::{CrcAlgorithm, Digest};
 
-/// `CRC16_TABLES[k][v]`: the CRC16 (XMODEM: polynomial 0x1021, no reflection, initial 0) of
-/// byte `v` followed by `k` zero bytes: a key of up to 16 bytes is hashed with a lookup a
-/// byte ([`crc16_short`]), a longer one 8 bytes with 8 lookups ([`crc16_sliced`]).
-static CRC16_TABLES: [[u16; 256]; 16] = {
-    let mut tables = [[0u16; 256]; 16];
+/// `CRC16_TABLES[k][v]`: in the low half, the CRC16 (XMODEM: polynomial 0x1021, no
+/// reflection, initial 0) of byte `v` followed by `k` zero bytes; above it, bit `16 + k`
+/// set when `v` is a `{`. A key of up to 16 bytes is hashed with a lookup a byte, whose
+/// high halves say where it holds a `{` ([`crc16_short`]); a longer one 8 bytes with 8
+/// lookups of the low halves ([`crc16_sliced`]).
+static CRC16_TABLES: [[u32; 256]; 16] = {
+    let mut crcs = [[0u16; 256]; 16];
     let mut v = 0;
     while v < 256 {
         let mut crc = (v as u16) << 8;
@@ -31,15 +33,26 @@ static CRC16_TABLES: [[u16; 256]; 16] = {
             };
             bit += 1;
         }
-        tables[0][v] = crc;
+        crcs[0][v] = crc;
         v += 1;
     }
     let mut k = 1;
     while k < 16 {
         let mut v = 0;
         while v < 256 {
-            let before = tables[k - 1][v];
-            tables[k][v] = (before << 8) ^ tables[0][(before >> 8) as usize];
+            let before = crcs[k - 1][v];
+            crcs[k][v] = (before << 8) ^ crcs[0][(before >> 8) as usize];
+            v += 1;
+        }
+        k += 1;
+    }
+    let mut tables = [[0u32; 256]; 16];
+    let mut k = 0;
+    while k < 16 {
+        let mut v = 0;
+        while v < 256 {
+            let brace = (v == b'{' as usize) as u32;
+            tables[k][v] = crcs[k][v] as u32 | brace << (16 + k);
             v += 1;
         }
         k += 1;
@@ -51,17 +64,19 @@ static CRC16_TABLES: [[u16; 256]; 16] = {
 #[inline]
 fn crc16_seeing_brace(bytes: &[u8]) -> (u16, bool) {
     match crc16_short(bytes) {
-        Some(crc) => (crc, has_brace_short(bytes)),
+        Some(hashed) => hashed,
         None => crc16_sliced(bytes),
     }
 }
 
-/// CRC16 of up to 16 bytes: with an initial 0, zero bytes before a message leave its CRC
-/// as it is, so byte `i` of `n` adds the CRC of itself followed by `n - 1 - i` zero bytes,
-/// one lookup in `CRC16_TABLES[n - 1 - i]`. Unrolled for each length, with no state
-/// carried from byte to byte. `None` for longer keys.
+/// CRC16 of up to 16 bytes, and whether they hold a `{`: with an initial 0, zero bytes
+/// before a message leave its CRC as it is, so byte `i` of `n` adds the CRC of itself
+/// followed by `n - 1 - i` zero bytes, one lookup in `CRC16_TABLES[n - 1 - i]`, which
+/// also sets a bit of its own when the byte is a `{` (each table is looked up once, so no
+/// two such bits cancel). Unrolled for each length, with no state carried from byte to
+/// byte. `None` for longer keys.
 #[inline]
-fn crc16_short(bytes: &[u8]) -> Option<u16> {
+fn crc16_short(bytes: &[u8]) -> Option<(u16, bool)> {
     macro_rules! by_length {
         ($($n:literal)*) => {
             match bytes.len() {
@@ -81,46 +96,27 @@ fn crc16_short(bytes: &[u8]) -> Option<u16> {
             }
         };
     }
-    by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    let hashed = by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)?;
+    Some((hashed as u16, hashed >> 16 != 0))
 }
 
-/// A 1 in each byte of a word of 8 bytes, or of 4 (in the low half).
+/// A 1 in each byte of a word.
 const ONES_8: u64 = u64::from_le_bytes([0x01; 8]);
-const ONES_4: u64 = u64::from_le_bytes([1, 1, 1, 1, 0, 0, 0, 0]);
 
-/// The high bit set in the bytes of `w` (those where `ones` has a 1) that hold a `{`, and
-/// perhaps in bytes above one that does: zero when none does.
+/// The high bit set in the bytes of `w` that hold a `{`, and perhaps in bytes above one
+/// that does: zero when none does.
 #[inline(always)]
-fn braces_in(w: u64, ones: u64) -> u64 {
+fn braces_in(w: u64) -> u64 {
     // A byte of `w ^ {{{…` is zero where `w` holds a `{`.
-    let x = w ^ ones.wrapping_mul(u64::from(b'{'));
-    x.wrapping_sub(ones) & !x & ones.wrapping_mul(0x80)
-}
-
-/// Whether up to 16 bytes hold a `{`: two words of 8 (or 4) bytes that may overlap.
-#[inline]
-fn has_brace_short(bytes: &[u8]) -> bool {
-    let n = bytes.len();
-    match n {
-        8..=16 => {
-            braces_in(word_at::<8>(bytes, 0), ONES_8)
-                | braces_in(word_at::<8>(bytes, n.saturating_sub(8)), ONES_8)
-                != 0
-        }
-        4..=7 => {
-            braces_in(word_at::<4>(bytes, 0), ONES_4)
-                | braces_in(word_at::<4>(bytes, n.saturating_sub(4)), ONES_4)
-                != 0
-        }
-        _ => bytes.contains(&b'{'),
-    }
+    let x = w ^ ONES_8.wrapping_mul(u64::from(b'{'));
+    x.wrapping_sub(ONES_8) & !x & ONES_8.wrapping_mul(0x80)
 }
 
 /// CRC16 (XMODEM) of `bytes` of any length, slicing by 8, and whether they hold a `{`.
 #[inline]
 fn crc16_sliced(bytes: &[u8]) -> (u16, bool) {
     let t = &CRC16_TABLES;
-    let at = |k: usize, b: u8| t[k][usize::from(b)];
+    let at = |k: usize, b: u8| t[k][usize::from(b)] as u16;
     let mut crc = 0u16;
     let mut brace = 0u64;
     let mut words = bytes.chunks_exact(8);
@@ -128,7 +124,7 @@ fn crc16_sliced(bytes: &[u8]) -> (u16, bool) {
         let &[b0, b1, b2, b3, b4, b5, b6, b7] = w else {
             unreachable!("chunks of 8")
         };
-        brace |= braces_in(u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), ONES_8);
+        brace |= braces_in(u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]));
         let [high, low] = crc.to_be_bytes();
         crc = at(7, b0 ^ high)
             ^ at(6, b1 ^ low)
@@ -246,6 +242,12 @@ mod tests {
                 let mut braced = plain.clone();
                 braced[at] = b'{';
                 assert!(crc16_seeing_brace(&braced).1, "{len} {at}");
+                // Two of them do not cancel out.
+                for second in 0..len {
+                    let mut two = braced.clone();
+                    two[second] = b'{';
+                    assert!(crc16_seeing_brace(&two).1, "{len} {at} {second}");
+                }
                 // `{` is 0x7b: its neighbours and a byte with the high bit are not one.
                 for other in [b'z', b'|', 0xfb] {
                     braced[at] = other;
