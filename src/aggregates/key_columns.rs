@@ -12,7 +12,9 @@
 //! one call per column with the value's concrete type (no per-column dispatch at run
 //! time: `keys` renders tens of millions of rows).
 
+use crate::model::encoding::Encoding;
 use crate::model::key_stats::KeyStats;
+use crate::rdb::RedisType;
 use std::borrow::Cow;
 
 /// Calls the macro `$each` with the columns, in order, one per line:
@@ -28,10 +30,10 @@ macro_rules! key_columns {
             redis_type "type": $crate::aggregates::key_columns::TypeName<'static> =
                 "what `TYPE` returns (a module's own type name for module values)",
                 |k| $crate::aggregates::key_columns::TypeName(k);
-            encoding "encoding": $crate::aggregates::key_columns::Label =
+            encoding "encoding": $crate::aggregates::key_columns::EncodingName =
                 "what `OBJECT ENCODING` returns after that server version loads the dump with \
                 default thresholds (from the `redis-ver` aux field; `--redis-version` overrides)",
-                |k| $crate::aggregates::key_columns::Label(k.encoding.name());
+                |k| $crate::aggregates::key_columns::EncodingName(k.encoding);
             elements "elements": Option<u64> =
                 "a collection's elements: `LLEN`/`SCARD`/`ZCARD`/`HLEN`/`XLEN`; 0 for a string, which holds \
                 no elements (its length is in `largest_element_bytes`; `keys --compat rdbtools` \
@@ -93,11 +95,11 @@ pub struct Key<'a>(pub &'a [u8]);
 pub struct TypeName<'a>(pub &'a KeyStats<'a>);
 
 impl TypeName<'_> {
-    /// Redis's own type name, `None` for a module value.
+    /// Redis's own type (its name needs no quoting), `None` for a module value.
     #[inline]
-    pub fn builtin(self) -> Option<&'static str> {
+    pub fn builtin(self) -> Option<RedisType> {
         match self.0.module {
-            None => Some(self.0.redis_type.name()),
+            None => Some(self.0.redis_type),
             Some(_) => None,
         }
     }
@@ -107,9 +109,16 @@ impl TypeName<'_> {
     }
 }
 
-/// A fixed name of plain ASCII (letters, digits, `-`, `_`): no writer quotes or escapes it.
+/// What `OBJECT ENCODING` answers: a name of plain ASCII (letters and `-`), which no
+/// writer quotes or escapes.
 #[derive(Clone, Copy)]
-pub struct Label(pub &'static str);
+pub struct EncodingName(pub Encoding);
+
+impl EncodingName {
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -54,7 +54,7 @@ impl Encoding {
     ];
 
     /// The name `OBJECT ENCODING` gives it.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Encoding::Int => "int",
             Encoding::Embstr => "embstr",

@@ -184,12 +184,11 @@ where
     let mut part = aggregating.part(&mut local);
     let mut used_memory = UsedMemorySums::default();
     let filter = &options.filter;
+    let filtering = !filter.is_empty();
     let mut key = KeyStats::new();
     key.slot_on_read = !options.without_slots;
     for (i, record) in records.iter().enumerate() {
-        if !filter.is_empty()
-            && !filter.accepts(record, profile.saved_at_ms, || record.key.to_cow().ok())
-        {
+        if filtering && !filter.accepts(record, profile.saved_at_ms, || record.key.to_cow().ok()) {
             continue;
         }
         if let Err(e) = key.read(record, profile, &mut scratch) {

@@ -31,7 +31,7 @@ impl RedisType {
         RedisType::Module,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             RedisType::String => "string",
             RedisType::List => "list",

@@ -13,7 +13,7 @@
 //! values never reach 2^63 in a dump a server wrote; one above (an LRU idle time in a
 //! damaged or hand-made dump) is written as `i64::MAX`.
 
-use crate::aggregates::key_columns::{key_columns, Key, Label, TypeName};
+use crate::aggregates::key_columns::{key_columns, EncodingName, Key, TypeName};
 use crate::model::key_stats::KeyStats;
 use crate::text::escape::{escape_key, neutralize_formula};
 use arrow_array::builder::{BinaryBuilder, Int32Builder, Int64Builder, StringBuilder};
@@ -147,7 +147,7 @@ macro_rules! text_cells {
 }
 text_cells! {
     TypeName<'_>, 6, |t| t.name();
-    Label, 8, |l| l.0;
+    EncodingName, 8, |e| e.name();
 }
 
 macro_rules! key_columns_struct {

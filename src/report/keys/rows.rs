@@ -11,7 +11,8 @@
 use super::decimal::{
     below_65536, eight, push_decimal, sixteen, Decimal, EIGHT_DIGITS, SIXTEEN_DIGITS,
 };
-use crate::aggregates::key_columns::{key_columns, Key, Label, TypeName, COLUMNS};
+use crate::aggregates::key_columns::{key_columns, EncodingName, Key, TypeName, COLUMNS};
+use crate::model::encoding::Encoding;
 use crate::model::key_stats::KeyStats;
 use crate::rdb::RedisType;
 use crate::report::human::iso_utc;
@@ -431,25 +432,75 @@ impl CsvCell for TypeName<'_> {
     #[inline(always)]
     fn csv(self, row: &mut impl CellOut) {
         match self.builtin() {
-            // Redis's own type names need no quoting.
-            Some(name) => row.put(name.as_bytes()),
+            Some(t) => put_name(row, TYPE_CELLS[t as usize], t.name()),
             None => {
                 let mut cell = Vec::new();
                 csv_text(&mut cell, &self.name());
                 row.put(&cell);
+                row.put_word([b','], 1);
             }
         }
-        row.put_word([b','], 1);
     }
 }
 
-impl CsvCell for Label {
+impl CsvCell for EncodingName {
     #[inline(always)]
     fn csv(self, row: &mut impl CellOut) {
-        row.put(self.0.as_bytes());
-        row.put_word([b','], 1);
+        put_name(row, ENCODING_CELLS[self.0 as usize], self.name());
     }
 }
+
+/// Writes a name that needs no quoting and its comma: in one word when it has a cell
+/// ([`name_cell`]).
+#[inline(always)]
+fn put_name(row: &mut impl CellOut, cell: Option<([u8; 16], u8)>, name: &str) {
+    match cell {
+        Some((word, len)) => row.put_word(word, usize::from(len)),
+        None => {
+            row.put(name.as_bytes());
+            row.put_word([b','], 1);
+        }
+    }
+}
+
+/// A name and its comma at the start of a word, and their length: `None` when they do not
+/// fit in one.
+const fn name_cell(name: &str) -> Option<([u8; 16], u8)> {
+    let name = name.as_bytes();
+    if name.len() >= 16 {
+        return None;
+    }
+    let mut word = [0u8; 16];
+    let mut i = 0;
+    while i < name.len() {
+        word[i] = name[i];
+        i += 1;
+    }
+    word[i] = b',';
+    Some((word, i as u8 + 1))
+}
+
+/// The names of `$t`'s values as cells ([`name_cell`]), by value (`$t::ALL` lists them
+/// in the order of the variants).
+macro_rules! name_cells {
+    ($t:ty) => {{
+        let mut cells = [None; <$t>::ALL.len()];
+        let mut i = 0;
+        while i < cells.len() {
+            let value = <$t>::ALL[i];
+            assert!(value as usize == i, "ALL in the order of the variants");
+            cells[i] = name_cell(value.name());
+            i += 1;
+        }
+        cells
+    }};
+}
+
+/// Redis's type names as cells, by type.
+const TYPE_CELLS: [Option<([u8; 16], u8)>; RedisType::ALL.len()] = name_cells!(RedisType);
+
+/// The encodings' names as cells, by encoding.
+const ENCODING_CELLS: [Option<([u8; 16], u8)>; Encoding::ALL.len()] = name_cells!(Encoding);
 
 macro_rules! csv_row {
     ($($field:ident $name:literal: $ty:ty = $doc:literal, |$k:ident| $get:expr;)*) => {
@@ -547,12 +598,12 @@ impl JsonValue for TypeName<'_> {
     }
 }
 
-impl JsonValue for Label {
+impl JsonValue for EncodingName {
     #[inline]
     fn json(self, prefix: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(prefix);
         out.push(b'"');
-        out.extend_from_slice(self.0.as_bytes());
+        out.extend_from_slice(self.name().as_bytes());
         out.extend_from_slice(b"\",");
     }
 }
@@ -641,6 +692,34 @@ mod tests {
             String::from_utf8_lossy(text.rows()),
             String::from_utf8_lossy(&expected)
         );
+    }
+
+    /// Each type's and each encoding's cell, in a row's room and in a `Vec`, is its name
+    /// and a comma (`template-listpack` has no word of its own).
+    #[test]
+    fn every_type_and_encoding_is_its_name_and_a_comma() {
+        let mut text = RowText::default();
+        let mut expected = Vec::new();
+        let names = (RedisType::ALL.iter().map(|t| (TYPE_CELLS[*t as usize], t.name())))
+            .chain(Encoding::ALL.iter().map(|e| (ENCODING_CELLS[*e as usize], e.name())));
+        for (cell, name) in names {
+            let mut vec = Vec::new();
+            put_name(&mut vec, cell, name);
+            assert_eq!(vec, format!("{name},").into_bytes());
+            let mut room = Room {
+                buf: text.room().unwrap(),
+                at: 0,
+            };
+            put_name(&mut room, cell, name);
+            let written = room.at;
+            text.filled += written;
+            expected.extend_from_slice(format!("{name},").as_bytes());
+        }
+        assert_eq!(
+            String::from_utf8_lossy(text.rows()),
+            String::from_utf8_lossy(&expected)
+        );
+        assert!(ENCODING_CELLS[Encoding::TemplateListpack as usize].is_none());
     }
 
     #[test]
