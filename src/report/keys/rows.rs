@@ -700,8 +700,9 @@ mod tests {
     fn every_type_and_encoding_is_its_name_and_a_comma() {
         let mut text = RowText::default();
         let mut expected = Vec::new();
-        let names = (RedisType::ALL.iter().map(|t| (TYPE_CELLS[*t as usize], t.name())))
-            .chain(Encoding::ALL.iter().map(|e| (ENCODING_CELLS[*e as usize], e.name())));
+        let types = RedisType::ALL.map(|t| (TYPE_CELLS[t as usize], t.name()));
+        let encodings = Encoding::ALL.map(|e| (ENCODING_CELLS[e as usize], e.name()));
+        let names = types.into_iter().chain(encodings);
         for (cell, name) in names {
             let mut vec = Vec::new();
             put_name(&mut vec, cell, name);
