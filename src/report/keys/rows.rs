@@ -250,9 +250,9 @@ impl CellOut for Vec<u8> {
     }
 }
 
-/// Writes `v` in decimal and a comma: numbers below 100 from a table, numbers below
-/// 65,536 from their hundreds and a pair ([`below_65536`]), others below 10^8 from their
-/// pairs of digits ([`eight`]), longer ones out of line.
+/// Writes `v` in decimal and a comma: numbers from 0 to 99 from a table, magnitudes from
+/// 100 to 65,535 from their hundreds and a pair ([`below_65536`]), others below 10^8 from
+/// their pairs of digits ([`eight`]), longer ones out of line.
 #[inline(always)]
 fn decimal_cell(out: &mut impl CellOut, v: impl Decimal) {
     let (negative, magnitude) = v.sign_and_magnitude();
@@ -262,7 +262,7 @@ fn decimal_cell(out: &mut impl CellOut, v: impl Decimal) {
             if negative {
                 out.put_word([b'-'], 1);
             }
-            if magnitude < 65_536 {
+            if (100..65_536).contains(&magnitude) {
                 let (digits, len) = below_65536(magnitude as u32);
                 out.put_word(digits, len);
             } else if magnitude < EIGHT_DIGITS {
@@ -692,6 +692,38 @@ mod tests {
             String::from_utf8_lossy(text.rows()),
             String::from_utf8_lossy(&expected)
         );
+    }
+
+    /// Numbers of every width and sign, around each of `decimal_cell`'s bounds, in a row's
+    /// room and in a `Vec`: as `Display` writes them, and a comma.
+    #[test]
+    fn decimal_cells_of_every_width_and_sign() {
+        let mut values: Vec<i64> = (-1_000..=1_000).collect();
+        for bound in [65_536i64, 100_000_000, 10_000_000_000_000_000] {
+            values.extend((bound - 2..=bound + 2).flat_map(|v| [v, -v]));
+        }
+        values.extend([i64::MIN, i64::MIN + 1, i64::MAX]);
+        let mut text = RowText::default();
+        let mut expected = String::new();
+        for v in values {
+            let mut vec = Vec::new();
+            decimal_cell(&mut vec, v);
+            assert_eq!(String::from_utf8_lossy(&vec), format!("{v},"));
+            let mut room = Room {
+                buf: text.room().unwrap(),
+                at: 0,
+            };
+            decimal_cell(&mut room, v);
+            let written = room.at;
+            text.filled += written;
+            expected.push_str(&format!("{v},"));
+        }
+        for v in [0u64, 99, 100, 65_535, 65_536, u64::MAX] {
+            let mut vec = Vec::new();
+            decimal_cell(&mut vec, v);
+            assert_eq!(String::from_utf8_lossy(&vec), format!("{v},"));
+        }
+        assert_eq!(String::from_utf8_lossy(text.rows()), expected);
     }
 
     /// Each type's and each encoding's cell, in a row's room and in a `Vec`, is its name
