@@ -432,7 +432,7 @@ impl CsvCell for TypeName<'_> {
     #[inline(always)]
     fn csv(self, row: &mut impl CellOut) {
         match self.builtin() {
-            Some(t) => put_name(row, TYPE_CELLS[t as usize], t.name()),
+            Some(t) => put_name(row, TYPE_CELLS.get(t as usize).copied().flatten(), t.name()),
             None => {
                 let mut cell = Vec::new();
                 csv_text(&mut cell, &self.name());
@@ -446,12 +446,13 @@ impl CsvCell for TypeName<'_> {
 impl CsvCell for EncodingName {
     #[inline(always)]
     fn csv(self, row: &mut impl CellOut) {
-        put_name(row, ENCODING_CELLS[self.0 as usize], self.name());
+        let cell = ENCODING_CELLS.get(self.0 as usize).copied().flatten();
+        put_name(row, cell, self.name());
     }
 }
 
 /// Writes a name that needs no quoting and its comma: in one word when it has a cell
-/// ([`name_cell`]).
+/// ([`name_cell`]; a value missing from its type's `ALL` has none).
 #[inline(always)]
 fn put_name(row: &mut impl CellOut, cell: Option<([u8; 16], u8)>, name: &str) {
     match cell {
