@@ -29,6 +29,27 @@ pub fn word_at<const N: usize>(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+/// Folds up to 16 bytes with `f(acc, distance from the end, byte)`, unrolled for each
+/// length (the length known, each byte's distance is a constant): `None` for more bytes.
+/// Callers hash a short key with a lookup a byte, or check its bytes' classes, without a
+/// loop's count and state carried from byte to byte.
+#[inline(always)]
+pub fn fold_short<T>(bytes: &[u8], init: T, f: impl Fn(T, usize, u8) -> T) -> Option<T> {
+    macro_rules! by_length {
+        ($($n:literal)*) => {
+            match bytes.len() {
+                $($n => {
+                    let b: &[u8; $n] = bytes.first_chunk()?;
+                    let to_end = (0..$n).rev();
+                    Some(b.iter().zip(to_end).fold(init, |acc, (&b, at)| f(acc, at, b)))
+                })*
+                _ => None,
+            }
+        };
+    }
+    by_length!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
 /// `Bytes::read_<int>`: an integer of fixed width read in the byte order its name says
 /// (signed integers are two's complement in every RDB structure).
 macro_rules! fixed_width_reads {

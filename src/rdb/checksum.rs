@@ -12,6 +12,7 @@
 //! to byte), whose entries also mark a `{`; a longer one slicing by 8. `crc` checks both
 //! in the tests.
 
+use super::bytes::fold_short;
 use crc_fast::{CrcAlgorithm, Digest};
 
 /// `CRC16_TABLES[k][v]`: in the low half, the CRC16 (XMODEM: polynomial 0x1021, no
@@ -77,26 +78,9 @@ fn crc16_seeing_brace(bytes: &[u8]) -> (u16, bool) {
 /// byte. `None` for longer keys.
 #[inline]
 fn crc16_short(bytes: &[u8]) -> Option<(u16, bool)> {
-    macro_rules! by_length {
-        ($($n:literal)*) => {
-            match bytes.len() {
-                0 => Some(0),
-                $($n => {
-                    let b: &[u8; $n] = bytes.try_into().ok()?;
-                    let tables = CRC16_TABLES.first_chunk::<$n>()?;
-                    Some(
-                        tables
-                            .iter()
-                            .rev()
-                            .zip(b)
-                            .fold(0, |crc, (t, &b)| crc ^ t[usize::from(b)]),
-                    )
-                })*
-                _ => None,
-            }
-        };
-    }
-    let hashed = by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)?;
+    let hashed = fold_short(bytes, 0, |crc, to_end, b| {
+        crc ^ CRC16_TABLES[to_end][usize::from(b)]
+    })?;
     Some((hashed as u16, hashed >> 16 != 0))
 }
 

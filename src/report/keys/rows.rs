@@ -14,6 +14,7 @@ use super::decimal::{
 use crate::aggregates::key_columns::{key_columns, EncodingName, Key, TypeName, COLUMNS};
 use crate::model::encoding::Encoding;
 use crate::model::key_stats::KeyStats;
+use crate::rdb::bytes::fold_short;
 use crate::rdb::RedisType;
 use crate::report::human::iso_utc;
 use crate::text::escape::{escape_key, neutralize_formula, text_and_base64};
@@ -333,21 +334,9 @@ const NOT_PLAIN_CSV: [u8; 256] = {
 /// each; keys of up to 16 bytes with the lookups unrolled for their length.
 #[inline(always)]
 fn is_plain_csv(key: &[u8]) -> bool {
-    #[inline(always)]
-    fn not_plain<'a>(bytes: impl IntoIterator<Item = &'a u8>) -> u8 {
-        bytes
-            .into_iter()
-            .fold(0, |any, &b| any | NOT_PLAIN_CSV[usize::from(b)])
-    }
-    macro_rules! by_length {
-        ($($n:literal)*) => {
-            match key.len() {
-                $($n => not_plain(key.first_chunk::<$n>().unwrap_or(&[0; $n])),)*
-                _ => not_plain(key),
-            }
-        };
-    }
-    let not_plain = by_length!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+    let look_up = |any, _, b: u8| any | NOT_PLAIN_CSV[usize::from(b)];
+    let not_plain = fold_short(key, 0, look_up)
+        .unwrap_or_else(|| key.iter().fold(0, |any, &b| look_up(any, 0, b)));
     not_plain == 0 && !matches!(key.first(), Some(b'=' | b'+' | b'-' | b'@'))
 }
 
@@ -695,6 +684,17 @@ mod tests {
         );
     }
 
+    /// Writes with `write` in the room past `text`'s rows, and keeps what it wrote.
+    fn in_room(text: &mut RowText, write: impl FnOnce(&mut Room<'_>)) {
+        let mut room = Room {
+            buf: text.room().unwrap(),
+            at: 0,
+        };
+        write(&mut room);
+        let written = room.at;
+        text.filled += written;
+    }
+
     /// Numbers of every width and sign, around each of `decimal_cell`'s bounds, in a row's
     /// room and in a `Vec`: as `Display` writes them, and a comma.
     #[test]
@@ -710,13 +710,7 @@ mod tests {
             let mut vec = Vec::new();
             decimal_cell(&mut vec, v);
             assert_eq!(String::from_utf8_lossy(&vec), format!("{v},"));
-            let mut room = Room {
-                buf: text.room().unwrap(),
-                at: 0,
-            };
-            decimal_cell(&mut room, v);
-            let written = room.at;
-            text.filled += written;
+            in_room(&mut text, |room| decimal_cell(room, v));
             expected.push_str(&format!("{v},"));
         }
         for v in [0u64, 99, 100, 65_535, 65_536, u64::MAX] {
@@ -740,13 +734,7 @@ mod tests {
             let mut vec = Vec::new();
             put_name(&mut vec, cell, name);
             assert_eq!(vec, format!("{name},").into_bytes());
-            let mut room = Room {
-                buf: text.room().unwrap(),
-                at: 0,
-            };
-            put_name(&mut room, cell, name);
-            let written = room.at;
-            text.filled += written;
+            in_room(&mut text, |room| put_name(room, cell, name));
             expected.extend_from_slice(format!("{name},").as_bytes());
         }
         assert_eq!(
